@@ -1,0 +1,149 @@
+//! Compile-time method metadata.
+//!
+//! `#[rpc::service]` turns every exposed method of an impl block into a
+//! [`MethodDescriptor`] and every impl block into a [`ServiceDescriptor`], and
+//! submits the service descriptor to [`inventory`]. Everything here is `'static`
+//! data plus function pointers; nothing is computed until the
+//! [`Registry`](crate::Registry) is built at startup.
+
+use std::any::{Any, TypeId};
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::error::RpcError;
+use crate::group::GroupRef;
+
+/// A registered service instance, shared by every call of its methods.
+pub type ServiceInstance = Arc<dyn Any + Send + Sync>;
+
+/// What a method invocation produces: the result serialised once, or an error.
+pub type InvokeResult = Result<Box<RawValue>, RpcError>;
+
+/// Invokes a method on a service instance with named parameters that have
+/// already been validated against the method's input schema.
+pub type InvokeFn = fn(ServiceInstance, serde_json::Map<String, Value>) -> BoxFuture<'static, InvokeResult>;
+
+/// Builds the schemas of a method's parameters and result with a caller-chosen
+/// generator, so that the caller decides where referenced definitions go
+/// (`$defs` of one tool, or `components.schemas` of an OpenRPC document).
+pub type SchemaFn = fn(&mut SchemaGenerator) -> MethodSchemas;
+
+/// One `impl` block annotated with `#[rpc::service]`.
+#[derive(Debug)]
+pub struct ServiceDescriptor {
+    /// `TypeId` of the service type (the `Self` type of the impl block).
+    pub type_id: fn() -> TypeId,
+    /// Rust type name of the service, for messages.
+    pub type_name: &'static str,
+    /// Method-name alias (by default the type name; may be empty).
+    pub alias: &'static str,
+    /// API version the block belongs to (1, 2, ...).
+    pub version: u32,
+    /// Full method names this version removes from the previous version.
+    pub removed: &'static [&'static str],
+    /// The exposed methods of the block, in declaration order.
+    pub methods: &'static [MethodDescriptor],
+    /// Source file of the impl block.
+    pub file: &'static str,
+    /// Source line of the impl block.
+    pub line: u32,
+}
+
+/// One exposed method.
+#[derive(Debug)]
+pub struct MethodDescriptor {
+    /// Full method name (`alias + separator + fn name`, or the `#[rpc::info(name)]` override).
+    pub name: &'static str,
+    /// The Rust function name.
+    pub fn_name: &'static str,
+    /// API groups the method belongs to.
+    pub groups: &'static [GroupRef],
+    /// First paragraph of the doc comment.
+    pub summary: Option<&'static str>,
+    /// The rest of the doc comment (without the `# Arguments` section).
+    pub description: Option<&'static str>,
+    /// Deprecation note from `#[deprecated]`, `Some("")` when deprecated without a note.
+    pub deprecated: Option<&'static str>,
+    /// Parameters in declaration order.
+    pub params: &'static [ParamDescriptor],
+    /// What kind of value the method returns.
+    pub output: OutputKind,
+    /// MCP tool hints from `#[mcp_tool(...)]`.
+    pub tool: ToolHints,
+    /// Builds the parameter and result schemas.
+    pub schemas: SchemaFn,
+    /// Calls the method.
+    pub invoke: InvokeFn,
+    /// Source line of the method.
+    pub line: u32,
+}
+
+/// One method parameter.
+#[derive(Debug)]
+pub struct ParamDescriptor {
+    /// JSON name of the parameter (the Rust identifier).
+    pub name: &'static str,
+    /// Description from `#[rpc(description = ...)]` or the rustdoc `# Arguments` list.
+    pub description: Option<&'static str>,
+    /// Whether the caller must pass it (no default, not an `Option`).
+    pub required: bool,
+    /// The default value, serialised, when the parameter has one.
+    pub default: Option<fn() -> Value>,
+}
+
+/// How a method's return value is published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// The method returns a value with a schema.
+    Value,
+    /// The method returns `()` (or `Result<(), E>`): no result schema.
+    Unit,
+}
+
+/// MCP `ToolAnnotations` hints and title, set with `#[mcp_tool(...)]`.
+///
+/// Unset fields are `None` and left out of the output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolHints {
+    /// Human-readable title.
+    pub title: Option<&'static str>,
+    /// The tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect.
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolHints {
+    /// No hints set.
+    pub const NONE: ToolHints = ToolHints {
+        title: None,
+        read_only_hint: None,
+        destructive_hint: None,
+        idempotent_hint: None,
+        open_world_hint: None,
+    };
+}
+
+/// Schemas of one method, built with one generator.
+#[derive(Debug, Clone)]
+pub struct MethodSchemas {
+    /// One schema per parameter, in declaration order.
+    pub params: Vec<Schema>,
+    /// Schema of the result, `None` for `()`.
+    pub result: Option<Schema>,
+}
+
+inventory::collect!(ServiceDescriptor);
+
+/// Every service descriptor linked into this binary.
+pub fn all_services() -> impl Iterator<Item = &'static ServiceDescriptor> {
+    inventory::iter::<ServiceDescriptor>.into_iter()
+}

@@ -1,0 +1,359 @@
+//! RPC errors and how they are reported.
+//!
+//! Every failure becomes an [`RpcError`]: a JSON-RPC error code, a message, and
+//! `data` whose content depends on the [`Environment`]:
+//!
+//! * production: `{"exception": <error type>, "extra": <what the error chose to expose>}`;
+//! * dev and test: additionally `message` (the original error text), `sources`
+//!   (the `source()` chain) and `location` (where the error was created).
+//!
+//! Application errors implement [`ApplicationError`] and then convert into
+//! `RpcError` with `?`:
+//!
+//! ```
+//! #[derive(Debug)]
+//! struct NotFound(u64);
+//! impl std::fmt::Display for NotFound {
+//!     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+//!         write!(f, "product {} not found", self.0)
+//!     }
+//! }
+//! impl std::error::Error for NotFound {}
+//! impl rpc::ApplicationError for NotFound {
+//!     fn code(&self) -> i32 { 404 }
+//!     fn data(&self) -> Option<serde_json::Value> { Some(serde_json::json!({"id": self.0})) }
+//! }
+//! fn find(id: u64) -> Result<(), rpc::RpcError> {
+//!     Err(NotFound(id))?
+//! }
+//! let err = find(7).unwrap_err();
+//! assert_eq!(err.code(), 404);
+//! assert_eq!(err.message(), "product 7 not found");
+//! ```
+
+use std::borrow::Cow;
+use std::fmt;
+use std::panic::Location;
+
+use serde_json::{Map, Value, json};
+
+/// Standard JSON-RPC 2.0 error codes.
+pub mod code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+}
+
+/// Where the server runs; decides how much an error reveals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Environment {
+    /// Development: full error details.
+    Dev,
+    /// Automated tests: full error details.
+    Test,
+    /// Production: only the error type and the data the error exposes.
+    #[default]
+    Prod,
+}
+
+impl Environment {
+    /// Whether errors carry their full details.
+    pub fn is_debug(self) -> bool {
+        matches!(self, Environment::Dev | Environment::Test)
+    }
+}
+
+impl std::str::FromStr for Environment {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "dev" => Ok(Environment::Dev),
+            "test" => Ok(Environment::Test),
+            "prod" => Ok(Environment::Prod),
+            other => Err(format!("unknown environment `{other}` (expected dev, test or prod)")),
+        }
+    }
+}
+
+/// An error an application method returns, with its own JSON-RPC code.
+///
+/// Implementing this trait makes `?` convert the error into [`RpcError`].
+/// Codes should lie outside the reserved range `-32768..=-32000`.
+pub trait ApplicationError: std::error::Error + Send + Sync + 'static {
+    /// The JSON-RPC error code.
+    fn code(&self) -> i32;
+    /// Data exposed to clients in every environment (`data.extra`).
+    fn data(&self) -> Option<Value> {
+        None
+    }
+}
+
+/// A JSON-RPC error: code, message and environment-dependent data.
+#[derive(Clone, PartialEq)]
+pub struct RpcError {
+    code: i32,
+    message: Cow<'static, str>,
+    kind: Cow<'static, str>,
+    extra: Option<Value>,
+    detail: Option<Box<Detail>>,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+struct Detail {
+    message: Option<String>,
+    sources: Vec<String>,
+    location: Option<String>,
+}
+
+impl RpcError {
+    /// An error with a code and a message, typed `rpc::RpcError`.
+    #[track_caller]
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            kind: Cow::Borrowed("rpc::RpcError"),
+            extra: None,
+            detail: Some(Box::new(Detail { message: None, sources: Vec::new(), location: Some(caller()) })),
+        }
+    }
+
+    /// `-32700`: the body is not valid JSON.
+    #[track_caller]
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        RpcError::new(code::PARSE_ERROR, "Parse error").with_kind("rpc::ParseError").with_detail(detail)
+    }
+
+    /// `-32600`: not a valid JSON-RPC request object.
+    #[track_caller]
+    pub fn invalid_request(reason: impl Into<Cow<'static, str>>) -> Self {
+        let reason = reason.into();
+        RpcError::new(code::INVALID_REQUEST, format!("Invalid Request: {reason}")).with_kind("rpc::InvalidRequest")
+    }
+
+    /// `-32601`: the method does not exist in this API version.
+    #[track_caller]
+    pub fn method_not_found(method: &str) -> Self {
+        RpcError::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}")).with_kind("rpc::MethodNotFound")
+    }
+
+    /// `-32602` with a message.
+    #[track_caller]
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        RpcError::new(code::INVALID_PARAMS, message).with_kind("rpc::InvalidParams")
+    }
+
+    /// `-32602` listing each offending parameter and why (`data.extra`).
+    #[track_caller]
+    pub fn invalid_param_list(method: &str, violations: Map<String, Value>) -> Self {
+        RpcError::invalid_params(format!("Invalid params for {method}")).with_data(Value::Object(violations))
+    }
+
+    /// `-32603` for an unexpected condition; `detail` is shown in dev/test only.
+    #[track_caller]
+    pub fn internal(detail: impl fmt::Display) -> Self {
+        RpcError::new(code::INTERNAL_ERROR, "Internal error").with_kind("rpc::InternalError").with_detail(detail)
+    }
+
+    /// An error from any `std::error::Error`: its message, type and source chain.
+    #[track_caller]
+    pub fn from_error<E: std::error::Error + 'static>(code: i32, error: &E) -> Self {
+        let mut err = RpcError::new(code, error.to_string()).with_kind(std::any::type_name::<E>());
+        let mut sources = Vec::new();
+        let mut source = error.source();
+        while let Some(s) = source {
+            sources.push(s.to_string());
+            source = s.source();
+        }
+        if let Some(detail) = err.detail.as_mut() {
+            detail.sources = sources;
+        }
+        err
+    }
+
+    /// Sets the error type reported in `data.exception`.
+    pub fn with_kind(mut self, kind: impl Into<Cow<'static, str>>) -> Self {
+        self.kind = kind.into();
+        self
+    }
+
+    /// Sets the data exposed to clients in every environment (`data.extra`).
+    pub fn with_data(mut self, extra: Value) -> Self {
+        self.extra = Some(extra);
+        self
+    }
+
+    /// Adds a detail message shown in dev/test only.
+    pub fn with_detail(mut self, detail: impl fmt::Display) -> Self {
+        let detail_box =
+            self.detail.get_or_insert_with(|| Box::new(Detail { message: None, sources: Vec::new(), location: None }));
+        detail_box.message = Some(detail.to_string());
+        self
+    }
+
+    /// Replaces the recorded location (dev/test only).
+    pub fn with_location(mut self, location: impl Into<String>) -> Self {
+        if let Some(detail) = self.detail.as_mut() {
+            detail.location = Some(location.into());
+        }
+        self
+    }
+
+    /// The JSON-RPC error code.
+    pub fn code(&self) -> i32 {
+        self.code
+    }
+
+    /// The error message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The error type reported in `data.exception`.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The data exposed in every environment.
+    pub fn extra(&self) -> Option<&Value> {
+        self.extra.as_ref()
+    }
+
+    /// The `data` member for `env`.
+    pub fn data(&self, env: Environment) -> Value {
+        let mut data = Map::new();
+        data.insert("exception".into(), Value::String(self.kind.to_string()));
+        if let Some(extra) = &self.extra {
+            data.insert("extra".into(), extra.clone());
+        }
+        if env.is_debug()
+            && let Some(detail) = &self.detail
+        {
+            if let Some(message) = &detail.message {
+                data.insert("message".into(), Value::String(message.clone()));
+            }
+            if !detail.sources.is_empty() {
+                data.insert("sources".into(), json!(detail.sources));
+            }
+            if let Some(location) = &detail.location {
+                data.insert("location".into(), Value::String(location.clone()));
+            }
+        }
+        Value::Object(data)
+    }
+
+    /// The JSON-RPC error object `{"code", "message", "data"}` for `env`.
+    pub fn to_json(&self, env: Environment) -> Value {
+        json!({"code": self.code, "message": self.message, "data": self.data(env)})
+    }
+}
+
+#[track_caller]
+fn caller() -> String {
+    let loc = Location::caller();
+    format!("{}:{}:{}", loc.file(), loc.line(), loc.column())
+}
+
+impl fmt::Debug for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RpcError")
+            .field("code", &self.code)
+            .field("message", &self.message)
+            .field("kind", &self.kind)
+            .field("extra", &self.extra)
+            .field("detail", &self.detail)
+            .finish()
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl<E: ApplicationError> From<E> for RpcError {
+    #[track_caller]
+    fn from(error: E) -> Self {
+        let mut err = RpcError::from_error(error.code(), &error);
+        err.extra = error.data();
+        err
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Inner;
+    impl fmt::Display for Inner {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("disk on fire")
+        }
+    }
+    impl std::error::Error for Inner {}
+
+    #[derive(Debug)]
+    struct Outer(Inner);
+    impl fmt::Display for Outer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("save failed")
+        }
+    }
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+    impl ApplicationError for Outer {
+        fn code(&self) -> i32 {
+            1001
+        }
+        fn data(&self) -> Option<Value> {
+            Some(json!({"retry": true}))
+        }
+    }
+
+    fn fails() -> Result<(), RpcError> {
+        Err(Outer(Inner))?;
+        Ok(())
+    }
+
+    #[test]
+    fn data_depends_on_environment() {
+        let err = fails().unwrap_err();
+        assert_eq!(err.code(), 1001);
+        assert_eq!(err.message(), "save failed");
+        let prod = err.data(Environment::Prod);
+        assert_eq!(prod, json!({"exception": "rpc::error::tests::Outer", "extra": {"retry": true}}));
+        let dev = err.data(Environment::Dev);
+        assert_eq!(dev["sources"], json!(["disk on fire"]));
+        let location = dev["location"].as_str().unwrap();
+        assert!(location.starts_with("rpc-core/src/error.rs:"), "{location}");
+        assert_eq!(err.data(Environment::Test), dev);
+    }
+
+    #[test]
+    fn internal_hides_detail_in_prod() {
+        let err = RpcError::internal("secret");
+        assert_eq!(
+            err.to_json(Environment::Prod),
+            json!({"code": -32603, "message": "Internal error", "data": {"exception": "rpc::InternalError"}})
+        );
+        assert_eq!(err.data(Environment::Dev)["message"], "secret");
+    }
+
+    #[test]
+    fn environment_parses() {
+        assert_eq!("dev".parse::<Environment>(), Ok(Environment::Dev));
+        assert!("DEV".parse::<Environment>().is_err());
+    }
+}

@@ -1,0 +1,234 @@
+//! The execution pipeline every transport shares.
+//!
+//! `lookup → parameter binding → validation → hooks.before_execute → invoke
+//! (panics contained) → hooks.after_execute`; the transport later calls
+//! [`Executor::response_sent`] so hooks can run after the client has the
+//! response. Cache and lock stages plug in as [`CallHooks`]: a hook can
+//! refuse a call before it runs (a held lock, a missing permission).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value};
+
+use crate::descriptor::InvokeResult;
+use crate::error::{Environment, RpcError};
+use crate::registry::{Method, Registry};
+
+/// Which transport a call came through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// `POST /rpc`.
+    JsonRpc,
+    /// MCP `tools/call`.
+    Mcp,
+}
+
+/// Call parameters as they arrived.
+#[derive(Debug, Clone, Default)]
+pub enum Params {
+    /// No `params` member.
+    #[default]
+    None,
+    /// By name.
+    Named(Map<String, Value>),
+    /// By position, in declaration order.
+    Positional(Vec<Value>),
+}
+
+/// One call to execute.
+#[derive(Debug, Clone)]
+pub struct Call<'a> {
+    /// The method name.
+    pub method: &'a str,
+    /// The API version.
+    pub version: u32,
+    /// The parameters.
+    pub params: Params,
+    /// Restricts the lookup to one API group (an MCP endpoint serves one group).
+    pub scope: Option<&'a str>,
+    /// The transport the call came through.
+    pub transport: Transport,
+}
+
+/// What hooks see of a call.
+#[derive(Debug, Clone)]
+pub struct CallInfo {
+    /// Internal call id, unique per process, never exposed to clients.
+    pub id: u64,
+    /// The method.
+    pub method: Arc<Method>,
+    /// The API version.
+    pub version: u32,
+    /// The transport.
+    pub transport: Transport,
+    /// The bound, validated named parameters.
+    pub params: Map<String, Value>,
+}
+
+/// Hooks around execution: events before and after a call, and after the
+/// response was sent. Every method has a default that does nothing.
+pub trait CallHooks: Send + Sync + 'static {
+    /// Before the method runs (after validation). An error refuses the call.
+    fn before_execute(&self, call: &CallInfo) -> Result<(), RpcError> {
+        let _ = call;
+        Ok(())
+    }
+    /// After the method ran (or was refused by a hook), with its outcome.
+    fn after_execute(&self, call: &CallInfo, result: &InvokeResult) {
+        let _ = (call, result);
+    }
+    /// After the transport sent the response carrying this call's outcome.
+    fn after_response(&self, call: &CallInfo, result: &InvokeResult) {
+        let _ = (call, result);
+    }
+}
+
+/// The outcome of one call.
+#[derive(Debug)]
+pub struct Execution {
+    /// The method, when the name resolved.
+    pub method: Option<Arc<Method>>,
+    /// The serialised result or the error.
+    pub result: InvokeResult,
+    record: Option<CallInfo>,
+}
+
+impl Execution {
+    fn failed(method: Option<Arc<Method>>, error: RpcError) -> Self {
+        Execution { method, result: Err(error), record: None }
+    }
+}
+
+/// Runs calls against a [`Registry`].
+#[derive(Clone)]
+pub struct Executor {
+    registry: Arc<Registry>,
+    env: Environment,
+    hooks: Arc<[Arc<dyn CallHooks>]>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor").field("env", &self.env).field("hooks", &self.hooks.len()).finish()
+    }
+}
+
+static CALL_IDS: AtomicU64 = AtomicU64::new(1);
+
+impl Executor {
+    /// An executor for `registry` in environment `env`.
+    pub fn new(registry: Arc<Registry>, env: Environment) -> Self {
+        Executor { registry, env, hooks: Arc::from(Vec::new()) }
+    }
+
+    /// Adds execution hooks, run in the order given.
+    pub fn with_hooks(mut self, hooks: impl IntoIterator<Item = Arc<dyn CallHooks>>) -> Self {
+        let mut all: Vec<_> = self.hooks.iter().cloned().collect();
+        all.extend(hooks);
+        self.hooks = Arc::from(all);
+        self
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// The environment (decides error detail).
+    pub fn environment(&self) -> Environment {
+        self.env
+    }
+
+    /// Executes one call.
+    pub async fn execute(&self, call: Call<'_>) -> Execution {
+        let Some(method) = self.registry.method(call.version, call.method, call.scope).cloned() else {
+            return Execution::failed(None, RpcError::method_not_found(call.method));
+        };
+        let params = match bind(&method, call.params) {
+            Ok(p) => p,
+            Err(e) => return Execution::failed(Some(method), e),
+        };
+        let params = Value::Object(params);
+        if let Err(e) = method.validator().validate(method.name(), &params) {
+            return Execution::failed(Some(method), e);
+        }
+        let Value::Object(params) = params else { unreachable!("built as an object above") };
+
+        let record = (!self.hooks.is_empty()).then(|| CallInfo {
+            id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
+            method: method.clone(),
+            version: call.version,
+            transport: call.transport,
+            params: params.clone(),
+        });
+        if let Some(info) = &record
+            && let Some(err) = self.hooks.iter().find_map(|h| h.before_execute(info).err())
+        {
+            let result = Err(err);
+            self.hooks.iter().for_each(|h| h.after_execute(info, &result));
+            return Execution { method: Some(method), result, record: None };
+        }
+
+        let invoke = (method.descriptor().invoke)(method.instance().clone(), params);
+        let result = match AssertUnwindSafe(invoke).catch_unwind().await {
+            Ok(result) => result,
+            Err(panic) => Err(panic_error(method.name(), panic.as_ref())),
+        };
+        if let Err(e) = &result
+            && e.code() == crate::error::code::INTERNAL_ERROR
+        {
+            tracing::error!(method = method.name(), error = ?e, "method failed");
+        }
+        if let Some(info) = &record {
+            self.hooks.iter().for_each(|h| h.after_execute(info, &result));
+        }
+        Execution { method: Some(method), result, record }
+    }
+
+    /// Tells the hooks that the responses carrying these executions were sent.
+    pub fn response_sent(&self, executions: &[Execution]) {
+        for execution in executions {
+            if let Some(info) = &execution.record {
+                self.hooks.iter().for_each(|h| h.after_response(info, &execution.result));
+            }
+        }
+    }
+
+    /// Whether any hook wants [`response_sent`](Self::response_sent).
+    pub fn has_hooks(&self) -> bool {
+        !self.hooks.is_empty()
+    }
+}
+
+/// Binds positional parameters to names; named ones pass through.
+fn bind(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
+    match params {
+        Params::None => Ok(Map::new()),
+        Params::Named(map) => Ok(map),
+        Params::Positional(values) => {
+            let declared = method.descriptor().params;
+            if values.len() > declared.len() {
+                return Err(RpcError::invalid_params(format!(
+                    "{} takes at most {} positional parameter(s), {} given",
+                    method.name(),
+                    declared.len(),
+                    values.len()
+                )));
+            }
+            Ok(declared.iter().map(|p| p.name.to_owned()).zip(values).collect())
+        }
+    }
+}
+
+fn panic_error(method: &str, panic: &(dyn std::any::Any + Send)) -> RpcError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_owned());
+    tracing::error!(method, panic = %message, "method panicked");
+    RpcError::internal(format!("method `{method}` panicked: {message}")).with_kind("panic")
+}

@@ -1,0 +1,98 @@
+//! API groups.
+//!
+//! A group is a type that implements [`ApiGroup`]; services name group types in
+//! `#[rpc::service(groups(Mcp, Admin))]`. Because a group's properties are
+//! associated constants, the service macro can check at compile time the names
+//! of methods in groups that are published over MCP ([`ApiGroup::MCP`]).
+//!
+//! ```
+//! rpc::api_group! {
+//!     /// Tools for AI agents.
+//!     pub struct Mcp => "mcp", mcp = true;
+//! }
+//! rpc::api_group! {
+//!     /// Back-office methods, never published over MCP.
+//!     pub struct Admin => "admin";
+//! }
+//! use rpc::ApiGroup;
+//! assert_eq!(Mcp::NAME, "mcp");
+//! assert!(Mcp::MCP && !Admin::MCP);
+//! ```
+
+/// An API group: a named set of methods that an endpoint serves.
+pub trait ApiGroup: 'static {
+    /// The group's name, e.g. `"mcp"`. Unique within an application.
+    const NAME: &'static str;
+    /// Whether the group is published over MCP. Method names of such groups
+    /// must be valid MCP tool names; the check happens at compile time.
+    const MCP: bool = false;
+}
+
+/// A group as stored in method metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GroupRef {
+    /// The group's name.
+    pub name: &'static str,
+    /// Whether the group is published over MCP.
+    pub mcp: bool,
+}
+
+impl GroupRef {
+    /// The metadata of group type `G`.
+    pub const fn of<G: ApiGroup>() -> GroupRef {
+        GroupRef { name: G::NAME, mcp: G::MCP }
+    }
+}
+
+/// Declares an API group type.
+///
+/// `api_group!(pub struct Mcp => "mcp", mcp = true;)` declares a unit struct
+/// `Mcp` implementing [`ApiGroup`] with name `"mcp"`, published over MCP.
+/// Without `mcp = true` the group is not published over MCP.
+#[macro_export]
+macro_rules! api_group {
+    ($(#[$m:meta])* $vis:vis struct $name:ident => $group:literal $(, mcp = $mcp:literal)? $(;)?) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, Default)]
+        $vis struct $name;
+        impl $crate::ApiGroup for $name {
+            const NAME: &'static str = $group;
+            $(const MCP: bool = $mcp;)?
+        }
+    };
+}
+
+/// Whether `name` is a valid MCP tool name: 1 to 128 characters from
+/// `A-Z a-z 0-9 _ - .` (the rule the MCP specification gives for tool names).
+pub const fn is_valid_tool_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 128 {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_tool_name;
+
+    #[test]
+    fn tool_names() {
+        assert!(is_valid_tool_name("Catalog.search"));
+        assert!(is_valid_tool_name("a-b_c.D9"));
+        assert!(is_valid_tool_name(&"x".repeat(128)));
+        assert!(!is_valid_tool_name(&"x".repeat(129)));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("Bad:ping"));
+        assert!(!is_valid_tool_name("has space"));
+        assert!(!is_valid_tool_name("ünï"));
+    }
+}

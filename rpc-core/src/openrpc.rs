@@ -1,0 +1,101 @@
+//! OpenRPC 1.3.2 documents, one per API version.
+//!
+//! Built from the same compile-time metadata as the MCP tools, with one
+//! schema generator per document so DTOs land once in
+//! `components.schemas` and are referenced as `#/components/schemas/...`.
+
+use serde_json::{Map, Value, json};
+
+use crate::registry::{Method, Registry};
+use crate::schema::{param_properties, shared_generator};
+
+/// The `info` block of the documents.
+#[derive(Debug, Clone)]
+pub struct ApiInfo {
+    /// API title.
+    pub title: String,
+    /// Application version (not the API version).
+    pub version: String,
+    /// Description.
+    pub description: Option<String>,
+}
+
+impl Default for ApiInfo {
+    fn default() -> Self {
+        ApiInfo { title: "JSON-RPC API".into(), version: "1.0.0".into(), description: None }
+    }
+}
+
+/// Builds the OpenRPC document of `version`, restricted to group `scope` if
+/// given. `server_url` goes into `servers`. `None` if the version does not exist.
+pub fn document(
+    registry: &Registry,
+    version: u32,
+    scope: Option<&str>,
+    info: &ApiInfo,
+    server_url: &str,
+) -> Option<Value> {
+    let table = registry.version(version)?;
+    let mut generator = shared_generator("/components/schemas");
+    let methods: Vec<Value> = table
+        .iter()
+        .filter(|m| scope.is_none_or(|g| m.in_group(g)))
+        .map(|m| method_object(m, &mut generator))
+        .collect();
+    let schemas = generator.take_definitions(true);
+
+    let versions: Vec<String> = registry.versions().map(|v| format!("v{v}")).collect();
+    let mut info_obj = Map::new();
+    info_obj.insert("title".into(), json!(info.title));
+    info_obj.insert("version".into(), json!(info.version));
+    if let Some(d) = &info.description {
+        info_obj.insert("description".into(), json!(d));
+    }
+    info_obj.insert("x-api-version".into(), json!(format!("v{version}")));
+    info_obj.insert("x-versions".into(), json!(versions));
+
+    Some(json!({
+        "openrpc": "1.3.2",
+        "info": info_obj,
+        "servers": [{"name": format!("v{version}"), "url": server_url}],
+        "methods": methods,
+        "components": {"schemas": schemas},
+    }))
+}
+
+fn method_object(method: &Method, generator: &mut schemars::SchemaGenerator) -> Value {
+    let d = method.descriptor();
+    let schemas = (d.schemas)(generator);
+    let properties = param_properties(d, schemas.params);
+    let params: Vec<Value> = d
+        .params
+        .iter()
+        .map(|p| {
+            let mut obj = Map::new();
+            obj.insert("name".into(), json!(p.name));
+            if let Some(desc) = p.description {
+                obj.insert("description".into(), json!(desc));
+            }
+            obj.insert("required".into(), json!(p.required));
+            obj.insert("schema".into(), properties.get(p.name).cloned().unwrap_or(Value::Bool(true)));
+            Value::Object(obj)
+        })
+        .collect();
+    let result_schema = match (d.output, schemas.result) {
+        (crate::descriptor::OutputKind::Value, Some(s)) => s.to_value(),
+        _ => json!({"type": "null"}),
+    };
+    let mut obj = Map::new();
+    obj.insert("name".into(), json!(d.name));
+    if let Some(s) = d.summary {
+        obj.insert("summary".into(), json!(s));
+    }
+    if let Some(desc) = d.description {
+        obj.insert("description".into(), json!(desc));
+    }
+    obj.insert("params".into(), Value::Array(params));
+    obj.insert("result".into(), json!({"name": "result", "schema": result_schema}));
+    obj.insert("deprecated".into(), json!(d.deprecated.is_some()));
+    obj.insert("paramStructure".into(), json!("either"));
+    Value::Object(obj)
+}

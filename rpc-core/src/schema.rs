@@ -1,0 +1,261 @@
+//! Per-method JSON Schemas and argument validation.
+//!
+//! Schemas are built once, when the registry is built, from the
+//! compile-time [`MethodDescriptor`]s; requests never touch schemars.
+//!
+//! * The input schema is an object with one property per parameter,
+//!   `required` for parameters without a default, `default` and `description`
+//!   where known, `additionalProperties: false`, and the definitions of every
+//!   referenced DTO in the schema's own `$defs` (so it is self-contained).
+//! * The output schema wraps the result the way MCP returns it:
+//!   `{"type":"object","properties":{"result":<T>},"required":["result"]}`.
+//!   There is none for `()` or an untyped JSON value.
+
+use std::collections::BTreeSet;
+
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use crate::descriptor::{MethodDescriptor, OutputKind};
+use crate::error::RpcError;
+
+/// A schema generator whose references point into `$defs` and which does
+/// not emit a `$schema` key.
+pub fn method_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().with(|s| s.meta_schema = None).into_generator()
+}
+
+/// A schema generator whose references point into `definitions_path`
+/// (e.g. `/components/schemas` for OpenRPC).
+pub fn shared_generator(definitions_path: &'static str) -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.definitions_path = definitions_path.into();
+        })
+        .into_generator()
+}
+
+/// The input and output schemas of one method, self-contained.
+#[derive(Debug, Clone)]
+pub struct MethodSchemaSet {
+    /// The input schema (an object schema).
+    pub input: Value,
+    /// The output schema, if the method has a typed result.
+    pub output: Option<Value>,
+    /// The bare result schema (what `result` holds), if any, self-contained.
+    pub result: Option<Value>,
+}
+
+/// Builds the self-contained schemas of `method`.
+pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
+    let mut generator = method_generator();
+    let schemas = (method.schemas)(&mut generator);
+    let defs = generator.take_definitions(true);
+
+    let properties = param_properties(method, schemas.params);
+    let mut input = Map::new();
+    input.insert("type".into(), json!("object"));
+    input.insert("properties".into(), Value::Object(properties));
+    let required: Vec<&str> = method.params.iter().filter(|p| p.required).map(|p| p.name).collect();
+    if !required.is_empty() {
+        input.insert("required".into(), json!(required));
+    }
+    input.insert("additionalProperties".into(), Value::Bool(false));
+    let input = attach_defs(Value::Object(input), &defs);
+
+    let result = match method.output {
+        OutputKind::Unit => None,
+        OutputKind::Value => schemas.result.map(Schema::to_value).filter(|s| !is_untyped(s)),
+    };
+    let output = result
+        .as_ref()
+        .map(|r| attach_defs(json!({"type": "object", "properties": {"result": r}, "required": ["result"]}), &defs));
+    let result = result.map(|r| attach_defs(r, &defs));
+    MethodSchemaSet { input, output, result }
+}
+
+/// The `properties` of an input schema: each parameter's schema with its
+/// description and default.
+pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Schema>) -> Map<String, Value> {
+    let mut properties = Map::new();
+    for (param, schema) in method.params.iter().zip(schemas) {
+        let mut schema = match schema.to_value() {
+            Value::Object(map) => map,
+            Value::Bool(true) => Map::new(),
+            other => {
+                // `false`: no value is valid; keep it verbatim.
+                properties.insert(param.name.into(), other);
+                continue;
+            }
+        };
+        if let Some(description) = param.description {
+            schema.insert("description".into(), Value::String(description.into()));
+        }
+        if let Some(default) = param.default {
+            schema.insert("default".into(), default());
+        }
+        properties.insert(param.name.into(), Value::Object(schema));
+    }
+    properties
+}
+
+/// Whether a result schema accepts anything (an untyped JSON value) or only
+/// `null` (a unit result): such results get no output schema.
+fn is_untyped(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(true) => true,
+        Value::Object(map) => map.is_empty() || (map.len() == 1 && map.get("type") == Some(&json!("null"))),
+        _ => false,
+    }
+}
+
+/// Adds to `root` the definitions it references, transitively, as `$defs`.
+fn attach_defs(mut root: Value, defs: &Map<String, Value>) -> Value {
+    let mut needed = BTreeSet::new();
+    let mut stack = Vec::new();
+    collect_refs(&root, &mut stack);
+    while let Some(name) = stack.pop() {
+        if needed.insert(name.clone())
+            && let Some(def) = defs.get(&name)
+        {
+            collect_refs(def, &mut stack);
+        }
+    }
+    if !needed.is_empty()
+        && let Value::Object(map) = &mut root
+    {
+        let picked: Map<String, Value> =
+            needed.into_iter().filter_map(|name| defs.get(&name).map(|d| (name, d.clone()))).collect();
+        map.insert("$defs".into(), Value::Object(picked));
+    }
+    root
+}
+
+fn collect_refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref")
+                && let Some(name) = r.strip_prefix("#/$defs/")
+            {
+                out.push(decode_pointer_token(name));
+            }
+            map.values().for_each(|v| collect_refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+fn decode_pointer_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// A compiled validator for a method's input schema.
+pub struct ParamValidator {
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for ParamValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParamValidator").finish_non_exhaustive()
+    }
+}
+
+impl ParamValidator {
+    /// Compiles `schema`. Fails when the schema itself is invalid.
+    pub fn new(schema: &Value) -> Result<Self, String> {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(schema)
+            .map(|validator| ParamValidator { validator })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Validates named arguments; on failure the `-32602` error lists each
+    /// offending parameter with the reasons.
+    pub fn validate(&self, method: &str, args: &Value) -> Result<(), RpcError> {
+        if self.validator.is_valid(args) {
+            return Ok(());
+        }
+        let mut violations: Map<String, Value> = Map::new();
+        let mut push = |param: String, message: String| {
+            if let Value::Array(list) = violations.entry(param).or_insert_with(|| Value::Array(Vec::new())) {
+                list.push(Value::String(message));
+            }
+        };
+        for error in self.validator.iter_errors(args) {
+            let path = error.instance_path().as_str();
+            let (param, rest) = split_pointer(path);
+            match (param, error.kind()) {
+                (None, jsonschema::error::ValidationErrorKind::Required { property }) => {
+                    let name = property.as_str().map(str::to_owned).unwrap_or_else(|| property.to_string());
+                    push(name, "required parameter is missing".into());
+                }
+                (None, jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected }) => {
+                    for name in unexpected {
+                        push(name.clone(), "unknown parameter".into());
+                    }
+                }
+                (None, _) => push(String::new(), error.to_string()),
+                (Some(param), _) if rest.is_empty() => push(param, error.to_string()),
+                (Some(param), _) => push(param, format!("at {rest}: {error}")),
+            }
+        }
+        Err(RpcError::invalid_param_list(method, violations))
+    }
+
+    /// Whether `value` validates.
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+}
+
+/// Splits `/param/rest...` into the decoded parameter name and the rest.
+fn split_pointer(path: &str) -> (Option<String>, &str) {
+    let Some(path) = path.strip_prefix('/') else {
+        return (None, "");
+    };
+    match path.find('/') {
+        Some(i) => (Some(decode_pointer_token(&path[..i])), &path[i..]),
+        None => (Some(decode_pointer_token(path)), ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn violations_name_each_parameter() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 0}},
+            "required": ["query"],
+            "additionalProperties": false
+        });
+        let v = ParamValidator::new(&schema).unwrap();
+        assert!(v.validate("m", &json!({"query": "x"})).is_ok());
+        let err = v.validate("m", &json!({"limit": -1, "color": "red"})).unwrap_err();
+        assert_eq!(err.code(), -32602);
+        let extra = err.extra().unwrap();
+        assert_eq!(extra["query"], json!(["required parameter is missing"]));
+        assert_eq!(extra["color"], json!(["unknown parameter"]));
+        assert_eq!(extra["limit"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn attaches_only_reachable_defs() {
+        let defs: Map<String, Value> = serde_json::from_value(json!({
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+            "B": {"type": "string"},
+            "C": {"type": "integer"}
+        }))
+        .unwrap();
+        let root = attach_defs(json!({"$ref": "#/$defs/A"}), &defs);
+        assert_eq!(root["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(), ["A", "B"]);
+        let plain = attach_defs(json!({"type": "string"}), &defs);
+        assert!(plain.get("$defs").is_none());
+    }
+}

@@ -1,0 +1,115 @@
+//! HTTP body types shared by the endpoints.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
+
+/// The body of every response the endpoints produce.
+pub type ResponseBody = BoxBody<Bytes, Infallible>;
+
+/// Boxed error type for request bodies.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A complete body.
+pub fn full(bytes: impl Into<Bytes>) -> ResponseBody {
+    Full::new(bytes.into()).boxed()
+}
+
+/// An empty body.
+pub fn empty() -> ResponseBody {
+    Empty::new().boxed()
+}
+
+/// A response with `status`, a JSON body and `Content-Type: application/json`.
+pub fn json_response(status: StatusCode, body: impl Into<Bytes>) -> Response<ResponseBody> {
+    let mut response = Response::new(full(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A response with `status` and no body.
+pub fn status_response(status: StatusCode) -> Response<ResponseBody> {
+    let mut response = Response::new(empty());
+    *response.status_mut() = status;
+    response
+}
+
+/// Why a request body could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The body is larger than the limit (HTTP 413).
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The connection failed while reading (HTTP 400).
+    Io(BoxError),
+}
+
+/// Reads a whole request body, refusing more than `limit` bytes (checked
+/// against `Content-Length` first, then while streaming).
+pub async fn read_limited<B>(headers: &http::HeaderMap, body: B, limit: usize) -> Result<Bytes, ReadError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > limit as u64) {
+        return Err(ReadError::TooLarge { limit });
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<LengthLimitError>() => Err(ReadError::TooLarge { limit }),
+        Err(e) => Err(ReadError::Io(e)),
+    }
+}
+
+/// A body that runs a callback once it has been sent (or dropped), for
+/// hooks that must run after the client has the response.
+pub struct OnSent<B> {
+    inner: B,
+    callback: Option<Box<dyn FnOnce() + Send + Sync>>,
+}
+
+impl<B> OnSent<B> {
+    /// Wraps `inner`; `callback` runs when the body is finished or dropped.
+    pub fn new(inner: B, callback: impl FnOnce() + Send + Sync + 'static) -> Self {
+        OnSent { inner, callback: Some(Box::new(callback)) }
+    }
+}
+
+impl<B> Drop for OnSent<B> {
+    fn drop(&mut self) {
+        if let Some(callback) = self.callback.take() {
+            callback();
+        }
+    }
+}
+
+impl<B: Body + Unpin> Body for OnSent<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}

@@ -1,0 +1,11 @@
+//! HTTP plumbing: body types, a prefix router and the bundled runner.
+
+pub mod body;
+pub mod route;
+pub mod router;
+pub mod runner;
+
+pub use body::ResponseBody;
+pub use route::OriginalUri;
+pub use router::{RequestBody, Router};
+pub use runner::{serve, shutdown_signal};

@@ -1,0 +1,58 @@
+//! Small routing helpers shared by the endpoints.
+
+use http::{Request, Uri};
+
+/// The URI a request had before a [`Router`](super::Router) stripped its
+/// mount prefix; stored in the request extensions.
+#[derive(Debug, Clone)]
+pub struct OriginalUri(pub Uri);
+
+/// Reads the API version from the path below an endpoint's mount point:
+/// `""` or `"/"` is version 1, `"/v2"` (or `"/v2/"`) is version 2.
+/// `None` for anything else.
+pub fn version_from_path(path: &str) -> Option<u32> {
+    let rest = path.trim_end_matches('/');
+    if rest.is_empty() {
+        return Some(1);
+    }
+    let digits = rest.strip_prefix("/v")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The public URL of the request: `X-Forwarded-Proto` (or http), the
+/// `Host` header and the original path.
+pub fn public_url<B>(request: &Request<B>) -> String {
+    let path =
+        request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().path(), |o| o.0.path()).to_owned();
+    let headers = request.headers();
+    let host = headers
+        .get(http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()));
+    let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
+    match host {
+        Some(host) => format!("{scheme}://{host}{path}"),
+        None => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_from_path;
+
+    #[test]
+    fn versions() {
+        assert_eq!(version_from_path(""), Some(1));
+        assert_eq!(version_from_path("/"), Some(1));
+        assert_eq!(version_from_path("/v2"), Some(2));
+        assert_eq!(version_from_path("/v12/"), Some(12));
+        assert_eq!(version_from_path("/v"), None);
+        assert_eq!(version_from_path("/v01"), None);
+        assert_eq!(version_from_path("/x2"), None);
+        assert_eq!(version_from_path("/v2/extra"), None);
+        assert_eq!(version_from_path("/v99999999999"), None);
+    }
+}

@@ -1,0 +1,113 @@
+//! A minimal prefix router for the bundled server.
+//!
+//! Like axum's `nest_service`, a service mounted at `/rpc` sees `/rpc/v2` as
+//! `/v2`; the original URI stays available as [`OriginalUri`]. Applications
+//! that already use axum can mount the endpoints there instead.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode, Uri};
+use http_body::Body;
+use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
+use tower::util::BoxCloneSyncService;
+use tower::{Service, ServiceExt};
+
+use super::body::{BoxError, ResponseBody, json_response};
+use super::route::OriginalUri;
+
+/// The request body type mounted services receive from the router.
+pub type RequestBody = BoxBody<Bytes, BoxError>;
+
+type Route = BoxCloneSyncService<Request<RequestBody>, Response<ResponseBody>, Infallible>;
+
+/// Routes requests to services by path prefix (longest prefix wins).
+#[derive(Clone, Default)]
+pub struct Router {
+    routes: Vec<(String, Route)>,
+}
+
+impl std::fmt::Debug for Router {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.routes.iter().map(|(p, _)| p)).finish()
+    }
+}
+
+impl Router {
+    /// An empty router (every request gets 404).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Mounts `service` at `prefix` (e.g. `"/rpc"`); it sees the rest of the path.
+    ///
+    /// # Panics
+    /// If `prefix` does not start with `/` or ends with `/`: a programming error
+    /// caught when the server is assembled.
+    pub fn nest<S>(mut self, prefix: &str, service: S) -> Self
+    where
+        S: Service<Request<RequestBody>, Response = Response<ResponseBody>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        assert!(
+            prefix.starts_with('/') && !prefix.ends_with('/'),
+            "mount prefix `{prefix}` must start and not end with `/`"
+        );
+        self.routes.push((prefix.to_owned(), BoxCloneSyncService::new(service)));
+        self.routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+        self
+    }
+
+    fn route(&self, path: &str) -> Option<(&str, &Route)> {
+        self.routes.iter().find_map(|(prefix, route)| {
+            let rest = path.strip_prefix(prefix.as_str())?;
+            (rest.is_empty() || rest.starts_with('/')).then_some((prefix.as_str(), route))
+        })
+    }
+}
+
+impl<B> Service<Request<B>> for Router
+where
+    B: Body<Data = Bytes> + Send + Sync + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let Some((prefix, route)) = self.route(request.uri().path()) else {
+            let body = format!(r#"{{"error":"no endpoint at `{}`"}}"#, request.uri().path().escape_default());
+            return Box::pin(async move { Ok(json_response(StatusCode::NOT_FOUND, body)) });
+        };
+        let route = route.clone();
+        let (mut parts, body) = request.into_parts();
+        let original = parts.uri.clone();
+        let rest = &original.path()[prefix.len()..];
+        let path_and_query = match original.query() {
+            Some(q) => format!("{rest}?{q}"),
+            None => rest.to_owned(),
+        };
+        let path_and_query = if path_and_query.is_empty() || path_and_query.starts_with('?') {
+            format!("/{path_and_query}")
+        } else {
+            path_and_query
+        };
+        parts.uri = path_and_query.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
+        parts.extensions.insert(OriginalUri(original));
+        let request = Request::from_parts(parts, body.map_err(Into::into).boxed());
+        Box::pin(route.oneshot(request))
+    }
+}

@@ -1,0 +1,131 @@
+//! Doc comments → summary, description and parameter descriptions.
+//!
+//! The first paragraph is the summary, the rest the description. A rustdoc
+//! `# Arguments` section (`* `who` - Who is pinging`) gives parameter
+//! descriptions and is left out of the description.
+
+use std::collections::BTreeMap;
+
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+/// What a doc comment says.
+#[derive(Debug, Default, PartialEq)]
+pub struct Docs {
+    pub summary: Option<String>,
+    pub description: Option<String>,
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// The lines of the `#[doc = "..."]` attributes.
+pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|s| s.lines().map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>())
+        .collect()
+}
+
+/// Parses doc lines.
+pub fn parse(lines: &[String]) -> Docs {
+    let mut body: Vec<&str> = Vec::new();
+    let mut arguments = BTreeMap::new();
+    let mut in_arguments = false;
+    let mut in_code = false;
+    let mut current: Option<String> = None;
+    for line in lines {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+        }
+        if !in_code && trimmed.starts_with('#') {
+            let heading = trimmed.trim_start_matches('#').trim();
+            in_arguments = heading.eq_ignore_ascii_case("arguments") || heading.eq_ignore_ascii_case("parameters");
+            current = None;
+            if in_arguments {
+                continue;
+            }
+        }
+        if !in_arguments {
+            body.push(line);
+            continue;
+        }
+        if let Some((name, text)) = argument_item(trimmed) {
+            arguments.insert(name.clone(), text);
+            current = Some(name);
+        } else if !trimmed.is_empty()
+            && let Some(name) = &current
+            && let Some(text) = arguments.get_mut(name)
+        {
+            text.push(' ');
+            text.push_str(trimmed);
+        }
+    }
+    let text = body.join("\n");
+    let text = text.trim();
+    let (summary, rest) = match text.find("\n\n") {
+        Some(i) => (&text[..i], text[i..].trim()),
+        None => (text, ""),
+    };
+    let summary = summary.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    Docs {
+        summary: (!summary.is_empty()).then_some(summary),
+        description: (!rest.is_empty()).then(|| rest.to_owned()),
+        arguments,
+    }
+}
+
+/// `* `name` - text`, `- `name`: text`, `* name - text`.
+fn argument_item(line: &str) -> Option<(String, String)> {
+    let item = line.strip_prefix('*').or_else(|| line.strip_prefix('-'))?.trim_start();
+    let (name, rest) = if let Some(rest) = item.strip_prefix('`') {
+        let end = rest.find('`')?;
+        (&rest[..end], &rest[end + 1..])
+    } else {
+        let end = item.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+        (&item[..end], &item[end..])
+    };
+    let rest = rest.trim_start();
+    let text = ["-", ":", "–", "—"].iter().find_map(|sep| rest.strip_prefix(sep)).unwrap_or(rest).trim();
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    (!name.is_empty()).then(|| (name.to_owned(), text.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(s: &str) -> Vec<String> {
+        s.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn summary_only() {
+        let d = parse(&lines("Ping.\n\n# Arguments\n* `who` - Who is pinging"));
+        assert_eq!(d.summary.as_deref(), Some("Ping."));
+        assert_eq!(d.description, None);
+        assert_eq!(d.arguments["who"], "Who is pinging");
+    }
+
+    #[test]
+    fn description_and_continuations() {
+        let d = parse(&lines(
+            "Search products\nby name.\n\nReturns the most relevant first.\n\n# Arguments\n\n* `query` - Text to look for,\n  case-insensitive.\n- `limit`: At most this many\n\n# Errors\nNever.",
+        ));
+        assert_eq!(d.summary.as_deref(), Some("Search products by name."));
+        assert_eq!(d.description.as_deref(), Some("Returns the most relevant first.\n\n# Errors\nNever."));
+        assert_eq!(d.arguments["query"], "Text to look for, case-insensitive.");
+        assert_eq!(d.arguments["limit"], "At most this many");
+    }
+
+    #[test]
+    fn empty() {
+        assert_eq!(parse(&[]), Docs::default());
+    }
+}

@@ -1,0 +1,39 @@
+//! The MCP tool-name rule, checked at expansion time.
+//!
+//! Mirrors `rpc::is_valid_tool_name` (which the runtime uses): 1 to 128
+//! characters from `A-Z a-z 0-9 _ - .`.
+
+/// Whether `name` is a valid MCP tool name.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    why_invalid(name).is_empty()
+}
+
+/// Why `name` is not a valid tool name; empty if it is valid.
+pub fn why_invalid(name: &str) -> String {
+    if name.is_empty() {
+        return "it is empty".into();
+    }
+    let len = name.chars().count();
+    if len > 128 {
+        return format!("it is {len} characters long");
+    }
+    let bad: Vec<String> = name
+        .chars()
+        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map(|c| format!("{c:?}"))
+        .collect();
+    if bad.is_empty() { String::new() } else { format!("it contains {}", bad.join(", ")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explains() {
+        assert_eq!(why_invalid("Bad:ping"), "it contains ':'");
+        assert_eq!(why_invalid(""), "it is empty");
+        assert!(is_valid_tool_name("Catalog.search"));
+        assert_eq!(why_invalid(&"a".repeat(129)), "it is 129 characters long");
+    }
+}
