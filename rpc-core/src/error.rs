@@ -86,6 +86,12 @@ impl std::str::FromStr for Environment {
 ///
 /// Implementing this trait makes `?` convert the error into [`RpcError`].
 /// Codes should lie outside the reserved range `-32768..=-32000`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned as an RPC error",
+    label = "the error type of this method",
+    note = "implement `rpc::ApplicationError` for `{Self}` (it gives the JSON-RPC error code), \
+            or return `rpc::RpcError`"
+)]
 pub trait ApplicationError: std::error::Error + Send + Sync + 'static {
     /// The JSON-RPC error code.
     fn code(&self) -> i32;
@@ -125,33 +131,34 @@ impl RpcError {
         }
     }
 
+    /// An error about the request itself: no source location is recorded,
+    /// since the framework, not application code, raised it.
+    fn protocol(code: i32, message: impl Into<Cow<'static, str>>, kind: &'static str) -> Self {
+        RpcError { code, message: message.into(), kind: Cow::Borrowed(kind), extra: None, detail: None }
+    }
+
     /// `-32700`: the body is not valid JSON.
-    #[track_caller]
     pub fn parse_error(detail: impl fmt::Display) -> Self {
-        RpcError::new(code::PARSE_ERROR, "Parse error").with_kind("rpc::ParseError").with_detail(detail)
+        RpcError::protocol(code::PARSE_ERROR, "Parse error", "rpc::ParseError").with_detail(detail)
     }
 
     /// `-32600`: not a valid JSON-RPC request object.
-    #[track_caller]
     pub fn invalid_request(reason: impl Into<Cow<'static, str>>) -> Self {
         let reason = reason.into();
-        RpcError::new(code::INVALID_REQUEST, format!("Invalid Request: {reason}")).with_kind("rpc::InvalidRequest")
+        RpcError::protocol(code::INVALID_REQUEST, format!("Invalid Request: {reason}"), "rpc::InvalidRequest")
     }
 
     /// `-32601`: the method does not exist in this API version.
-    #[track_caller]
     pub fn method_not_found(method: &str) -> Self {
-        RpcError::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}")).with_kind("rpc::MethodNotFound")
+        RpcError::protocol(code::METHOD_NOT_FOUND, format!("Method not found: {method}"), "rpc::MethodNotFound")
     }
 
     /// `-32602` with a message.
-    #[track_caller]
     pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
-        RpcError::new(code::INVALID_PARAMS, message).with_kind("rpc::InvalidParams")
+        RpcError::protocol(code::INVALID_PARAMS, message, "rpc::InvalidParams")
     }
 
     /// `-32602` listing each offending parameter and why (`data.extra`).
-    #[track_caller]
     pub fn invalid_param_list(method: &str, violations: Map<String, Value>) -> Self {
         RpcError::invalid_params(format!("Invalid params for {method}")).with_data(Value::Object(violations))
     }

@@ -89,13 +89,25 @@ pub mod __private {
             .map_err(|_| RpcError::internal(format!("service instance is not a `{}`", std::any::type_name::<T>())))
     }
 
-    /// Deserialises validated named parameters into the method's parameter struct.
-    pub fn params<P: serde::de::DeserializeOwned>(
+    /// Takes parameter `name` out of the validated arguments and deserialises
+    /// it; a missing one gets its default (or `None` for an `Option`).
+    pub fn param<T: serde::de::DeserializeOwned>(
         method: &str,
-        params: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<P, RpcError> {
-        serde_json::from_value(serde_json::Value::Object(params))
-            .map_err(|e| RpcError::invalid_params(format!("Invalid params for {method}: {e}")))
+        params: &mut serde_json::Map<String, serde_json::Value>,
+        name: &str,
+        default: Option<fn() -> T>,
+    ) -> Result<T, RpcError> {
+        let (value, problem) = match (params.remove(name), default) {
+            (Some(value), _) => (value, None),
+            (None, Some(default)) => return Ok(default()),
+            (None, None) => (serde_json::Value::Null, Some("required parameter is missing")),
+        };
+        serde_json::from_value(value).map_err(|e| {
+            let reason = problem.map_or_else(|| e.to_string(), str::to_owned);
+            let mut violations = serde_json::Map::new();
+            violations.insert(name.to_owned(), serde_json::Value::Array(vec![serde_json::Value::String(reason)]));
+            RpcError::invalid_param_list(method, violations)
+        })
     }
 
     /// Serialises a method's result once.

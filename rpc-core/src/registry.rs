@@ -188,6 +188,16 @@ impl RegistryBuilder {
         self
     }
 
+    /// Uses only the services declared in module `module` or below it
+    /// (e.g. `"catalog"` or `"catalog::services"`), so several applications
+    /// linked into one binary each get their own registry.
+    pub fn module(mut self, module: &str) -> Self {
+        let prefix = format!("{module}::");
+        let services = self.services.take().unwrap_or_else(|| descriptor::all_services().collect());
+        self.services = Some(services.into_iter().filter(|s| s.type_name.starts_with(&prefix)).collect());
+        self
+    }
+
     /// Resolves every method to its service instance, builds the version
     /// tables, schemas and validators. Reports every problem at once.
     pub fn build(self) -> Result<Registry, RegistryError> {

@@ -400,29 +400,27 @@ impl Method {
         let name = &self.name;
         let fn_name = unraw(&self.ident);
         let ident = &self.ident;
-        let params_struct = format_ident!("__RpcParams{}", index);
         let invoke_fn = format_ident!("__rpc_invoke_{}", index);
         let schemas_fn = format_ident!("__rpc_schemas_{}", index);
 
         let mut items = TokenStream::new();
-        let mut fields = Vec::new();
         let mut param_descs = Vec::new();
         let mut param_schemas = Vec::new();
+        let mut bindings = Vec::new();
         let mut args = Vec::new();
         for (pi, p) in self.params.iter().enumerate() {
             let mut ty = p.ty.clone();
             ReplaceSelf(self_ty).visit_type_mut(&mut ty);
-            let field = format_ident!("p{}", pi);
+            let var = format_ident!("__p{}", pi);
             let pname = &p.name;
             let span = p.ty.span();
             items.extend(quote_spanned! {span=>
                 const _: () = __rpc::assert_param::<#ty>();
             });
-            let (serde_default, default_desc) = match &p.default {
+            let (default_fn_arg, default_desc) = match &p.default {
                 Some(expr) => {
                     let default_fn = format_ident!("__rpc_default_{}_{}", index, pi);
                     let default_json = format_ident!("__rpc_default_json_{}_{}", index, pi);
-                    let default_path = default_fn.to_string();
                     let value = match expr {
                         Expr::Lit(syn::ExprLit { lit: Lit::Str(_), .. }) => {
                             quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
@@ -439,18 +437,23 @@ impl Method {
                             __rpc::default_value(#default_fn())
                         }
                     });
-                    (quote!(#[serde(default = #default_path)]), quote!(::core::option::Option::Some(#default_json)))
+                    (
+                        quote!(::core::option::Option::Some(#default_fn)),
+                        quote!(::core::option::Option::Some(#default_json)),
+                    )
                 }
-                None => (quote!(), quote!(::core::option::Option::None)),
+                None => (quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
             };
-            fields.push(quote! { #serde_default #[serde(rename = #pname)] #field: #ty });
+            bindings.push(quote_spanned! {span=>
+                let #var: #ty = __rpc::param(#name, &mut params, #pname, #default_fn_arg)?;
+            });
             let required = p.default.is_none() && !p.optional;
             let description = opt_str(p.description.as_deref());
             param_descs.push(quote! {
                 __rpc::ParamDescriptor { name: #pname, description: #description, required: #required, default: #default_desc }
             });
-            param_schemas.push(quote!(generator.subschema_for::<#ty>()));
-            args.push(quote!(__params.#field));
+            param_schemas.push(quote_spanned!(span=> generator.subschema_for::<#ty>()));
+            args.push(quote!(#var));
         }
 
         let call = if self.is_async {
@@ -466,18 +469,18 @@ impl Method {
             ),
             Output::Value(ty) => (
                 quote_spanned!(ty.span()=> let __out: #ty = #call; __rpc::output(&__out)),
-                quote!(::core::option::Option::Some(generator.subschema_for::<#ty>())),
+                quote_spanned!(ty.span()=> ::core::option::Option::Some(generator.subschema_for::<#ty>())),
                 quote!(__rpc::OutputKind::Value),
             ),
             Output::Fallible(ty) => {
-                let ok = quote!(<#ty as __rpc::Fallible>::Ok);
+                let ok = quote_spanned!(ty.span()=> <#ty as __rpc::Fallible>::Ok);
                 (
-                    quote_spanned! {self.sig_span=>
+                    quote_spanned! {ty.span()=>
                         let __out: #ty = #call;
                         let __out: #ok = __rpc::Fallible::into_rpc(__out)?;
                         __rpc::output(&__out)
                     },
-                    quote!(::core::option::Option::Some(generator.subschema_for::<#ok>())),
+                    quote_spanned!(ty.span()=> ::core::option::Option::Some(generator.subschema_for::<#ok>())),
                     quote!(__rpc::OutputKind::Value),
                 )
             }
@@ -497,19 +500,15 @@ impl Method {
         items.extend(quote! {
             #output_check
 
-            #[derive(__rpc::serde::Deserialize)]
-            #[serde(crate = "__rpc::serde")]
-            struct #params_struct { #(#fields,)* }
-
             #[allow(deprecated, clippy::unit_arg, clippy::let_unit_value)]
             fn #invoke_fn(
                 instance: __rpc::ServiceInstance,
-                params: __rpc::serde_json::Map<::std::string::String, __rpc::serde_json::Value>,
+                #[allow(unused_mut, unused_variables)]
+                mut params: __rpc::serde_json::Map<::std::string::String, __rpc::serde_json::Value>,
             ) -> __rpc::BoxFuture<'static, __rpc::InvokeResult> {
                 ::std::boxed::Box::pin(async move {
                     let __svc = __rpc::downcast::<#self_ty>(instance)?;
-                    #[allow(unused_variables)]
-                    let __params: #params_struct = __rpc::params(#name, params)?;
+                    #(#bindings)*
                     #finish
                 })
             }

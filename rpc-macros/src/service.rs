@@ -109,10 +109,16 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
 
+    // Re-apply imported attribute macros in marker form, so `use mcp::mcp_tool;`
+    // counts as used although the attributes themselves were consumed.
+    imported.sort_by_key(|p| quote!(#p).to_string());
+    imported.dedup_by_key(|p| quote!(#p).to_string());
+    let markers: TokenStream = imported.iter().map(|p| quote!(#[#p(__rpc_service)] const _: () = ();)).collect();
+
     let compile_errors = errors.to_compile_errors();
     if !errors.is_empty() {
         // Keep the item so the rest of the crate (and the IDE) still sees it.
-        return quote!(#compile_errors #item);
+        return quote!(#compile_errors #item #markers);
     }
 
     let mut generated = TokenStream::new();
@@ -127,11 +133,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let count = descriptors.len();
     let type_check = quote_spanned!(self_ty.span()=> const _: () = __rpc::assert_service::<#self_ty>(););
     let type_name_lit = type_name;
-    // Re-apply imported attribute macros in marker form, so `use mcp::mcp_tool;`
-    // counts as used although the attributes themselves were consumed.
-    imported.sort_by_key(|p| quote!(#p).to_string());
-    imported.dedup_by_key(|p| quote!(#p).to_string());
-    let markers = imported.iter().map(|p| quote!(#[#p(__rpc_service)] const _: () = ();));
 
     quote! {
         #item
@@ -142,7 +143,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             use ::rpc::__private as __rpc;
 
             #type_check
-            #(#markers)*
+            #markers
             #generated
 
             static __RPC_METHODS: [__rpc::MethodDescriptor; #count] = [#(#descriptors),*];

@@ -1,0 +1,51 @@
+//! `cargo run -p catalog -- [--listen HOST:PORT] [--env dev|test|prod]`
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use rpc::Environment;
+
+/// The catalog example server.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Environment: decides how much detail errors carry (dev, test, prod).
+    #[arg(long, default_value = "dev", value_parser = |s: &str| s.parse::<Environment>())]
+    env: Environment,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let app = match catalog::app(args.env) {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(args.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("cannot listen on {}: {e}", args.listen);
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let addr = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    tracing::info!(env = ?args.env, "catalog listening on http://{addr} (JSON-RPC at /rpc, MCP at /mcp/v1)");
+    println!("listening on http://{addr}");
+    match rpc::server::serve(listener, app, rpc::server::shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("server error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! MCP tools from `rpc` services.
+
+pub use rpc_macros::mcp_tool;

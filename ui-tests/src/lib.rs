@@ -1,0 +1,1 @@
+//! Holds the trybuild cases under `tests/`.
