@@ -1,3 +1,51 @@
-//! MCP tools from `rpc` services.
+//! MCP (Model Context Protocol) tools from `rpc` services.
+//!
+//! Every method of an API group is a tool: [`McpEndpoint`] serves the
+//! group's methods over Streamable HTTP, running each `tools/call` through
+//! the same [`rpc::Executor`] as the JSON-RPC endpoint. Annotate methods with
+//! [`#[mcp_tool]`](mcp_tool) to add tool hints; return [`Content`] to send
+//! MCP content blocks instead of a JSON value.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! rpc::api_group!(pub struct Tools => "tools", mcp = true);
+//!
+//! pub struct Clock;
+//!
+//! #[rpc::service(groups(Tools))]
+//! impl Clock {
+//!     /// The answer.
+//!     #[mcp::mcp_tool(read_only_hint = true)]
+//!     pub fn answer(&self) -> u32 {
+//!         42
+//!     }
+//! }
+//!
+//! let registry = rpc::Registry::builder().service(Clock).build().expect("registry");
+//! let executor = rpc::Executor::new(Arc::new(registry), rpc::Environment::Prod);
+//! let endpoint = mcp::McpEndpoint::builder::<Tools>(executor)
+//!     .server_info(mcp::ServerInfo::new("clock", "1.0.0"))
+//!     .build();
+//! // Mount it: rpc::server::Router::new().nest("/mcp", endpoint)
+//! # let _ = endpoint;
+//! ```
 
+#![warn(missing_docs)]
+
+pub mod call;
+pub mod config;
+pub mod content;
+mod dispatch;
+pub mod endpoint;
+pub mod protocol;
+pub mod session;
+pub mod tools;
+pub mod transport;
+
+pub use config::{Icon, McpConfig, ServerInfo};
+pub use content::{Content, ResourceContents};
+pub use endpoint::{McpEndpoint, McpEndpointBuilder};
+pub use protocol::ProtocolVersion;
 pub use rpc_macros::mcp_tool;
+pub use session::{InMemorySessionStore, Session, SessionError, SessionStore};

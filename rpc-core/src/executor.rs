@@ -86,6 +86,19 @@ pub trait CallHooks: Send + Sync + 'static {
     }
 }
 
+/// How far a call got through the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The method does not exist (in this version and scope).
+    Lookup,
+    /// The parameters did not bind or validate; the method did not run.
+    Validation,
+    /// A hook refused the call; the method did not run.
+    Hooks,
+    /// The method ran (its result may still be an error).
+    Method,
+}
+
 /// The outcome of one call.
 #[derive(Debug)]
 pub struct Execution {
@@ -93,12 +106,14 @@ pub struct Execution {
     pub method: Option<Arc<Method>>,
     /// The serialised result or the error.
     pub result: InvokeResult,
+    /// Where the call ended.
+    pub stage: Stage,
     record: Option<CallInfo>,
 }
 
 impl Execution {
-    fn failed(method: Option<Arc<Method>>, error: RpcError) -> Self {
-        Execution { method, result: Err(error), record: None }
+    fn failed(method: Option<Arc<Method>>, stage: Stage, error: RpcError) -> Self {
+        Execution { method, result: Err(error), stage, record: None }
     }
 }
 
@@ -145,15 +160,15 @@ impl Executor {
     /// Executes one call.
     pub async fn execute(&self, call: Call<'_>) -> Execution {
         let Some(method) = self.registry.method(call.version, call.method, call.scope).cloned() else {
-            return Execution::failed(None, RpcError::method_not_found(call.method));
+            return Execution::failed(None, Stage::Lookup, RpcError::method_not_found(call.method));
         };
         let params = match bind(&method, call.params) {
             Ok(p) => p,
-            Err(e) => return Execution::failed(Some(method), e),
+            Err(e) => return Execution::failed(Some(method), Stage::Validation, e),
         };
         let params = Value::Object(params);
         if let Err(e) = method.validator().validate(method.name(), &params) {
-            return Execution::failed(Some(method), e);
+            return Execution::failed(Some(method), Stage::Validation, e);
         }
         let Value::Object(params) = params else { unreachable!("built as an object above") };
 
@@ -169,7 +184,7 @@ impl Executor {
         {
             let result = Err(err);
             self.hooks.iter().for_each(|h| h.after_execute(info, &result));
-            return Execution { method: Some(method), result, record: None };
+            return Execution { method: Some(method), result, stage: Stage::Hooks, record: None };
         }
 
         let invoke = (method.descriptor().invoke)(method.instance().clone(), params);
@@ -185,7 +200,7 @@ impl Executor {
         if let Some(info) = &record {
             self.hooks.iter().for_each(|h| h.after_execute(info, &result));
         }
-        Execution { method: Some(method), result, record }
+        Execution { method: Some(method), result, stage: Stage::Method, record }
     }
 
     /// Tells the hooks that the responses carrying these executions were sent.

@@ -49,15 +49,17 @@ pub mod jsonrpc;
 pub mod openrpc;
 pub mod registry;
 pub mod schema;
+pub mod security;
 pub mod server;
 
 pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, ToolHints};
 pub use error::{ApplicationError, Environment, RpcError};
-pub use executor::{Call, CallHooks, CallInfo, Execution, Executor, Params, Transport};
+pub use executor::{Call, CallHooks, CallInfo, Execution, Executor, Params, Stage, Transport};
 pub use group::{ApiGroup, GroupRef, is_valid_tool_name};
 pub use jsonrpc::{JsonRpcBuilder, JsonRpcService};
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
+pub use security::HostPolicy;
 pub use rpc_macros::{info, service};
 
 /// `Result` with [`RpcError`].

@@ -54,13 +54,15 @@ pub fn document(
     info_obj.insert("x-api-version".into(), json!(format!("v{version}")));
     info_obj.insert("x-versions".into(), json!(versions));
 
-    Some(json!({
+    let mut doc = json!({
         "openrpc": "1.3.2",
         "info": info_obj,
         "servers": [{"name": format!("v{version}"), "url": server_url}],
         "methods": methods,
         "components": {"schemas": schemas},
-    }))
+    });
+    crate::schema::add_integer_bounds(&mut doc);
+    Some(doc)
 }
 
 fn method_object(method: &Method, generator: &mut schemars::SchemaGenerator) -> Value {

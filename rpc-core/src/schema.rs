@@ -63,7 +63,8 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
         input.insert("required".into(), json!(required));
     }
     input.insert("additionalProperties".into(), Value::Bool(false));
-    let input = attach_defs(Value::Object(input), &defs);
+    let mut input = attach_defs(Value::Object(input), &defs);
+    add_integer_bounds(&mut input);
 
     let result = match method.output {
         OutputKind::Unit => None,
@@ -99,6 +100,34 @@ pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Schema>) -> Map<
         properties.insert(param.name.into(), Value::Object(schema));
     }
     properties
+}
+
+/// Adds `minimum`/`maximum` to integer schemas whose `format` names a
+/// fixed-width type (`uint32`, `int8`, ...), so validation rejects values
+/// the Rust type cannot hold, and clients see the real range.
+pub fn add_integer_bounds(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let bounds: Option<(Value, Value)> = match map.get("format").and_then(Value::as_str) {
+                Some("int8") => Some((json!(i8::MIN), json!(i8::MAX))),
+                Some("uint8") => Some((json!(0), json!(u8::MAX))),
+                Some("int16") => Some((json!(i16::MIN), json!(i16::MAX))),
+                Some("uint16") => Some((json!(0), json!(u16::MAX))),
+                Some("int32") => Some((json!(i32::MIN), json!(i32::MAX))),
+                Some("uint32") => Some((json!(0), json!(u32::MAX))),
+                Some("int64") => Some((json!(i64::MIN), json!(i64::MAX))),
+                Some("uint64") => Some((json!(0), json!(u64::MAX))),
+                _ => None,
+            };
+            if let Some((min, max)) = bounds {
+                map.entry("minimum").or_insert(min);
+                map.entry("maximum").or_insert(max);
+            }
+            map.values_mut().for_each(add_integer_bounds);
+        }
+        Value::Array(items) => items.iter_mut().for_each(add_integer_bounds),
+        _ => {}
+    }
 }
 
 /// Whether a result schema accepts anything (an untyped JSON value) or only

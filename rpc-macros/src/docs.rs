@@ -28,7 +28,7 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
             },
             _ => None,
         })
-        .flat_map(|s| s.lines().map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>())
+        .flat_map(|s| s.split('\n').map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>())
         .collect()
 }
 
@@ -122,6 +122,18 @@ mod tests {
         assert_eq!(d.description.as_deref(), Some("Returns the most relevant first.\n\n# Errors\nNever."));
         assert_eq!(d.arguments["query"], "Text to look for, case-insensitive.");
         assert_eq!(d.arguments["limit"], "At most this many");
+    }
+
+    #[test]
+    fn blank_doc_lines_separate_paragraphs() {
+        let attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[doc = " Get one."]),
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = " More."]),
+        ];
+        let d = parse(&doc_lines(&attrs));
+        assert_eq!(d.summary.as_deref(), Some("Get one."));
+        assert_eq!(d.description.as_deref(), Some("More."));
     }
 
     #[test]

@@ -24,7 +24,15 @@ async fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
-    let app = match catalog::app(args.env) {
+    // On a loopback address, refuse other Host/Origin names (DNS-rebinding
+    // protection); on a public one the names are not known in advance.
+    let hosts = if args.listen.ip().is_loopback() {
+        rpc::HostPolicy::localhost()
+    } else {
+        tracing::warn!("listening on a non-loopback address: Host/Origin checks are off");
+        rpc::HostPolicy::any()
+    };
+    let app = match catalog::app_with(args.env, hosts) {
         Ok(app) => app,
         Err(e) => {
             eprintln!("{e}");

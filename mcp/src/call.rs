@@ -1,0 +1,111 @@
+//! `tools/call`: a tool call becomes a call of the core executor, and the
+//! outcome becomes a `CallToolResult`.
+//!
+//! * Unknown tool, malformed params, arguments that fail the input schema:
+//!   a JSON-RPC `-32602` error (the method does not run).
+//! * Success: the result as JSON text, plus `structuredContent`
+//!   `{"result": ...}` when the tool has an `outputSchema`; a method that
+//!   returns MCP content has it passed through as `content`.
+//! * An error from the method or the pipeline around it: `isError: true`
+//!   with the RPC error object as the text.
+
+use rpc::{Call, Environment, Execution, Executor, Params, RpcError, Stage, Transport};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::protocol::ProtocolVersion;
+use crate::tools::{Tool, ToolSet};
+
+/// Where a call is served.
+#[derive(Debug, Clone, Copy)]
+pub struct CallTarget<'a> {
+    /// The API group of the endpoint.
+    pub group: &'a str,
+    /// The API version from the route.
+    pub version: u32,
+    /// The negotiated protocol revision.
+    pub protocol: ProtocolVersion,
+}
+
+/// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
+/// protocol error; plus the execution (for after-response hooks).
+pub struct CallOutcome {
+    /// The serialised result or the JSON-RPC error.
+    pub result: Result<Vec<u8>, RpcError>,
+    /// The core execution, if the method was looked up.
+    pub execution: Option<Execution>,
+}
+
+/// Runs `tools/call` with `params`.
+pub async fn call_tool(executor: &Executor, tools: &ToolSet, target: CallTarget<'_>, params: Params) -> CallOutcome {
+    let protocol_error = |e| CallOutcome { result: Err(e), execution: None };
+    let mut params = match params {
+        Params::Named(map) => map,
+        Params::None => return protocol_error(RpcError::invalid_params("tools/call requires params with a `name`")),
+        Params::Positional(_) => return protocol_error(RpcError::invalid_params("tools/call params must be an object")),
+    };
+    let name = match params.remove("name") {
+        Some(Value::String(name)) => name,
+        Some(_) => return protocol_error(RpcError::invalid_params("tools/call `name` must be a string")),
+        None => return protocol_error(RpcError::invalid_params("tools/call requires a `name`")),
+    };
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => return protocol_error(RpcError::invalid_params("tools/call `arguments` must be an object")),
+    };
+    let Some(tool) = tools.get(&name) else {
+        return protocol_error(RpcError::invalid_params(format!("Unknown tool: {name}")));
+    };
+    let call = Call {
+        method: &name,
+        version: target.version,
+        params: Params::Named(arguments),
+        scope: Some(target.group),
+        transport: Transport::Mcp,
+    };
+    let execution = executor.execute(call).await;
+    let result = match (&execution.result, execution.stage) {
+        (Ok(value), _) => Ok(success(tool, value, target.protocol)),
+        (Err(e), Stage::Lookup | Stage::Validation) => Err(e.clone()),
+        (Err(e), Stage::Hooks | Stage::Method) => Ok(tool_error(e, executor.environment())),
+    };
+    CallOutcome { result, execution: Some(execution) }
+}
+
+fn success(tool: &Tool, value: &RawValue, protocol: ProtocolVersion) -> Vec<u8> {
+    let raw = value.get();
+    let mut out = Vec::with_capacity(raw.len() * 2 + 96);
+    if tool.returns_content {
+        out.extend_from_slice(b"{\"content\":");
+        if raw.starts_with('[') {
+            out.extend_from_slice(raw.as_bytes());
+        } else {
+            out.push(b'[');
+            out.extend_from_slice(raw.as_bytes());
+            out.push(b']');
+        }
+        out.extend_from_slice(b",\"isError\":false}");
+        return out;
+    }
+    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    // A `&str` always serialises.
+    let _ = serde_json::to_writer(&mut out, raw);
+    out.extend_from_slice(b"}]");
+    if protocol.has_structured_output() && tool.has_output_schema() {
+        out.extend_from_slice(b",\"structuredContent\":{\"result\":");
+        out.extend_from_slice(raw.as_bytes());
+        out.push(b'}');
+    }
+    out.extend_from_slice(b",\"isError\":false}");
+    out
+}
+
+fn tool_error(error: &RpcError, env: Environment) -> Vec<u8> {
+    let text = error.to_json(env).to_string();
+    let mut out = Vec::with_capacity(text.len() + 64);
+    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    let _ = serde_json::to_writer(&mut out, &text);
+    out.extend_from_slice(b"}],\"isError\":true}");
+    out
+}

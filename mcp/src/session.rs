@@ -1,0 +1,195 @@
+//! Protocol sessions of the handshake era (`Mcp-Session-Id`).
+//!
+//! Sessions live behind [`SessionStore`] so that several instances behind a
+//! load balancer can share them; [`InMemorySessionStore`] is the in-process
+//! default (sliding TTL, bounded size).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::ProtocolVersion;
+
+/// One session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// The id sent as `Mcp-Session-Id`: 128 random bits, hex.
+    pub id: String,
+    /// The endpoint the session belongs to (`group/vN`); other endpoints do not accept it.
+    pub endpoint: String,
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// `clientInfo` from `initialize`.
+    pub client_info: Option<serde_json::Value>,
+}
+
+impl Session {
+    /// The negotiated version, parsed.
+    pub fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::parse(&self.protocol_version).unwrap_or(ProtocolVersion::LATEST)
+    }
+}
+
+/// A session store failed (e.g. a network store is unreachable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionError {
+    /// The store holds as many sessions as it may.
+    Full,
+    /// Any other failure.
+    Unavailable(String),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Full => f.write_str("too many open sessions"),
+            SessionError::Unavailable(why) => write!(f, "session store unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// Where sessions live.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Stores a new session that expires after `ttl` without use.
+    fn create(&self, session: Session, ttl: Duration) -> BoxFuture<'_, Result<(), SessionError>>;
+    /// The session with this id, if it exists and has not expired; a hit
+    /// extends its life by `ttl`.
+    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, Result<Option<Arc<Session>>, SessionError>>;
+    /// Ends a session; `false` if there was none.
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, SessionError>>;
+}
+
+/// The in-process session store.
+#[derive(Debug)]
+pub struct InMemorySessionStore {
+    sessions: Mutex<HashMap<String, (Arc<Session>, Instant)>>,
+    max_sessions: usize,
+}
+
+impl Default for InMemorySessionStore {
+    fn default() -> Self {
+        Self::new(100_000)
+    }
+}
+
+impl InMemorySessionStore {
+    /// A store holding at most `max_sessions` live sessions.
+    pub fn new(max_sessions: usize) -> Self {
+        InMemorySessionStore { sessions: Mutex::new(HashMap::new()), max_sessions }
+    }
+
+    /// Number of stored sessions (expired ones included until purged).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Arc<Session>, Instant)>> {
+        // A panic while holding the lock cannot leave the map inconsistent
+        // (every operation is a single insert/remove), so recover from poisoning.
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl SessionStore for InMemorySessionStore {
+    fn create(&self, session: Session, ttl: Duration) -> BoxFuture<'_, Result<(), SessionError>> {
+        let result = {
+            let mut map = self.lock();
+            let now = Instant::now();
+            if map.len() >= self.max_sessions {
+                map.retain(|_, (_, expires)| *expires > now);
+            }
+            if map.len() >= self.max_sessions {
+                Err(SessionError::Full)
+            } else {
+                map.insert(session.id.clone(), (Arc::new(session), now + ttl));
+                Ok(())
+            }
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, Result<Option<Arc<Session>>, SessionError>> {
+        let result = {
+            let mut map = self.lock();
+            let now = Instant::now();
+            match map.get_mut(id) {
+                Some((session, expires)) if *expires > now => {
+                    *expires = now + ttl;
+                    Some(session.clone())
+                }
+                Some(_) => {
+                    map.remove(id);
+                    None
+                }
+                None => None,
+            }
+        };
+        Box::pin(std::future::ready(Ok(result)))
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, SessionError>> {
+        let removed = self.lock().remove(id).is_some();
+        Box::pin(std::future::ready(Ok(removed)))
+    }
+}
+
+/// A new session id: 128 bits from the operating system's CSPRNG, as hex.
+pub fn new_session_id() -> Result<String, SessionError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| SessionError::Unavailable(format!("no randomness: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: &str) -> Session {
+        Session { id: id.into(), endpoint: "mcp/v1".into(), protocol_version: "2025-11-25".into(), client_info: None }
+    }
+
+    #[tokio::test]
+    async fn expires_and_slides() {
+        let store = InMemorySessionStore::new(10);
+        let ttl = Duration::from_millis(40);
+        store.create(session("a"), ttl).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        assert!(store.get("a", ttl).await.unwrap().is_some(), "a hit extends the session");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        assert!(store.get("a", ttl).await.unwrap().is_some());
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert!(store.get("a", ttl).await.unwrap().is_none(), "idle past the ttl");
+        assert!(store.is_empty());
+    }
+
+    #[tokio::test]
+    async fn bounded() {
+        let store = InMemorySessionStore::new(1);
+        let ttl = Duration::from_secs(60);
+        store.create(session("a"), ttl).await.unwrap();
+        assert_eq!(store.create(session("b"), ttl).await, Err(SessionError::Full));
+        assert!(store.remove("a").await.unwrap());
+        assert!(!store.remove("a").await.unwrap());
+        store.create(session("b"), ttl).await.unwrap();
+    }
+
+    #[test]
+    fn ids_are_random_hex() {
+        let a = new_session_id().unwrap();
+        let b = new_session_id().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,255 @@
+//! The tools of one API group: built once per version from the registry,
+//! with every `tools/list` page serialised ahead of time for each protocol
+//! revision, so listing never touches schemas.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bytes::Bytes;
+use rpc::{Method, Registry, is_valid_tool_name};
+use serde_json::{Map, Value, json};
+
+use crate::config::McpConfig;
+use crate::content::CONTENT_MARKER;
+use crate::protocol::ProtocolVersion;
+
+/// One tool: a method of the group.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    /// The method behind the tool.
+    pub method: Arc<Method>,
+    /// The method returns MCP content, passed through as `content`.
+    pub returns_content: bool,
+}
+
+impl Tool {
+    /// Whether the tool has an `outputSchema` (and so `structuredContent`).
+    pub fn has_output_schema(&self) -> bool {
+        !self.returns_content && self.method.schemas().output.is_some()
+    }
+}
+
+/// The tools of one version of the group.
+#[derive(Debug)]
+pub struct ToolSet {
+    tools: HashMap<&'static str, Tool>,
+    /// Serialised `ListToolsResult` pages, per protocol revision.
+    pages: [Vec<Bytes>; 4],
+}
+
+impl ToolSet {
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.get(name)
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the version has no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The serialised `tools/list` result for `cursor`, or `None` for an invalid cursor.
+    pub fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
+        let pages = &self.pages[version_index(version)];
+        let index = match cursor {
+            None => 0,
+            Some(cursor) => decode_cursor(cursor).filter(|i| *i > 0 && *i < pages.len())?,
+        };
+        pages.get(index)
+    }
+}
+
+/// The tools of a group, per API version, or why the group cannot be served.
+#[derive(Debug)]
+pub struct GroupTools {
+    versions: BTreeMap<u32, ToolSet>,
+    broken: Option<String>,
+}
+
+impl GroupTools {
+    /// Builds the tools of `group` for every version that has methods in it.
+    pub fn build(registry: &Registry, group: &str, config: &McpConfig) -> GroupTools {
+        let mut versions = BTreeMap::new();
+        let mut problems = Vec::new();
+        for version in registry.group_versions(group) {
+            let Some(table) = registry.version(version) else { continue };
+            let methods: Vec<&Arc<Method>> = table.group(group).collect();
+            for m in &methods {
+                if !is_valid_tool_name(m.name()) {
+                    problems.push(format!(
+                        "method `{}` (v{version}, {}) is not a valid MCP tool name: tool names are 1-128 characters from A-Z a-z 0-9 _ - .",
+                        m.name(),
+                        m.location()
+                    ));
+                }
+            }
+            versions.insert(version, build_set(&methods, config));
+        }
+        let broken = (!problems.is_empty()).then(|| {
+            problems.dedup();
+            format!("the MCP endpoint of group `{group}` cannot serve its tools: {}", problems.join("; "))
+        });
+        if let Some(why) = &broken {
+            tracing::error!("{why}");
+        }
+        GroupTools { versions, broken }
+    }
+
+    /// The tools of API version `version`.
+    pub fn version(&self, version: u32) -> Option<&ToolSet> {
+        self.versions.get(&version)
+    }
+
+    /// Why the group cannot be served, if it cannot.
+    pub fn broken(&self) -> Option<&str> {
+        self.broken.as_deref()
+    }
+}
+
+fn build_set(methods: &[&Arc<Method>], config: &McpConfig) -> ToolSet {
+    let tools: Vec<Tool> = methods
+        .iter()
+        .map(|m| Tool {
+            method: Arc::clone(m),
+            returns_content: m.schemas().result.as_ref().is_some_and(is_content_schema),
+        })
+        .collect();
+    let pages = ProtocolVersion::HANDSHAKE.map(|version| {
+        let objects: Vec<Value> = tools.iter().map(|t| tool_json(t, version, config)).collect();
+        paginate(objects, config.page_size.max(1))
+    });
+    let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
+    ToolSet { tools, pages }
+}
+
+fn paginate(objects: Vec<Value>, page_size: usize) -> Vec<Bytes> {
+    let chunks: Vec<&[Value]> = if objects.is_empty() { vec![&[][..]] } else { objects.chunks(page_size).collect() };
+    let count = chunks.len();
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let mut result = Map::new();
+            result.insert("tools".into(), Value::Array(chunk.to_vec()));
+            if i + 1 < count {
+                result.insert("nextCursor".into(), Value::String(encode_cursor(i + 1)));
+            }
+            Bytes::from(serde_json::to_vec(&Value::Object(result)).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The `Tool` object of `tool` as revision `version` defines it.
+pub fn tool_json(tool: &Tool, version: ProtocolVersion, config: &McpConfig) -> Value {
+    let method = &tool.method;
+    let d = method.descriptor();
+    let mut obj = Map::new();
+    obj.insert("name".into(), json!(d.name));
+    if version.has_structured_output() {
+        obj.insert("title".into(), json!(d.tool.title.unwrap_or(d.name)));
+    }
+    if let Some(description) = method.full_description() {
+        obj.insert("description".into(), json!(description));
+    }
+    obj.insert("inputSchema".into(), method.schemas().input.clone());
+    if version.has_structured_output()
+        && tool.has_output_schema()
+        && let Some(output) = &method.schemas().output
+    {
+        obj.insert("outputSchema".into(), output.clone());
+    }
+    if version.has_tool_annotations() {
+        let hints = d.tool;
+        let mut annotations = Map::new();
+        let fields = [
+            ("readOnlyHint", hints.read_only_hint),
+            ("destructiveHint", hints.destructive_hint),
+            ("idempotentHint", hints.idempotent_hint),
+            ("openWorldHint", hints.open_world_hint),
+        ];
+        if let Some(title) = hints.title {
+            annotations.insert("title".into(), json!(title));
+        }
+        for (key, value) in fields {
+            if let Some(v) = value {
+                annotations.insert(key.into(), json!(v));
+            }
+        }
+        if !annotations.is_empty() {
+            obj.insert("annotations".into(), Value::Object(annotations));
+        }
+    }
+    if version.has_structured_output()
+        && let Some(meta) = config.tool_meta.get(d.name)
+    {
+        obj.insert("_meta".into(), Value::Object(meta.clone()));
+    }
+    Value::Object(obj)
+}
+
+/// Whether a self-contained result schema describes MCP content (one block
+/// or an array of blocks).
+fn is_content_schema(schema: &Value) -> bool {
+    let defs = schema.get("$defs");
+    let resolve = |v: &'_ Value| -> Option<Value> {
+        match v.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+            Some(name) => defs.and_then(|d| d.get(name)).cloned(),
+            None => Some(v.clone()),
+        }
+    };
+    let marked = |v: &Value| v.get(CONTENT_MARKER) == Some(&Value::Bool(true));
+    let Some(root) = resolve(schema) else { return false };
+    marked(&root) || root.get("items").and_then(resolve).is_some_and(|items| marked(&items))
+}
+
+fn version_index(version: ProtocolVersion) -> usize {
+    ProtocolVersion::HANDSHAKE.iter().position(|v| *v == version).unwrap_or(ProtocolVersion::HANDSHAKE.len() - 1)
+}
+
+fn encode_cursor(page: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("page:{page}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    std::str::from_utf8(&bytes).ok()?.strip_prefix("page:")?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip() {
+        assert_eq!(decode_cursor(&encode_cursor(3)), Some(3));
+        assert_eq!(decode_cursor("nope!"), None);
+        assert_eq!(decode_cursor(""), None);
+    }
+
+    #[test]
+    fn detects_content() {
+        let one = json!({"$ref": "#/$defs/McpContent", "$defs": {"McpContent": {"type": "object", "x-mcp-content": true}}});
+        let many = json!({"type": "array", "items": {"$ref": "#/$defs/McpContent"}, "$defs": {"McpContent": {"x-mcp-content": true}}});
+        assert!(is_content_schema(&one));
+        assert!(is_content_schema(&many));
+        assert!(!is_content_schema(&json!({"type": "string"})));
+    }
+
+    #[test]
+    fn paginates() {
+        let pages = paginate((0..5).map(|i| json!(i)).collect(), 2);
+        assert_eq!(pages.len(), 3);
+        let last: Value = serde_json::from_slice(&pages[2]).unwrap();
+        assert!(last.get("nextCursor").is_none());
+        let first: Value = serde_json::from_slice(&pages[0]).unwrap();
+        assert_eq!(decode_cursor(first["nextCursor"].as_str().unwrap()), Some(1));
+        assert_eq!(paginate(vec![], 2).len(), 1);
+    }
+}

@@ -1,0 +1,4 @@
+//! HTTP transports.
+
+pub mod negotiate;
+pub mod streamable_http;

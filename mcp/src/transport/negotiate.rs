@@ -1,0 +1,84 @@
+//! Content negotiation for POSTed messages, lenient the way the official
+//! SDKs are: clients that send no `Accept`, `*/*`, or only one of the two
+//! media types the specification asks for are served.
+
+use http::HeaderMap;
+use http::header::{ACCEPT, CONTENT_TYPE};
+
+/// How to answer a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseMode {
+    /// `application/json`.
+    Json,
+    /// `text/event-stream` with one `message` event.
+    Sse,
+}
+
+/// Picks the response format from `Accept`: JSON when acceptable (or no
+/// preference), SSE when only SSE is; `None` when neither is acceptable.
+pub fn response_mode(headers: &HeaderMap) -> Option<ResponseMode> {
+    let values: Vec<&str> = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
+    if values.is_empty() {
+        return Some(ResponseMode::Json);
+    }
+    let mut sse = false;
+    for range in values.iter().flat_map(|v| v.split(',')) {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
+        if refused {
+            continue;
+        }
+        match media.as_str() {
+            "application/json" | "application/*" | "*/*" | "" => return Some(ResponseMode::Json),
+            "text/event-stream" | "text/*" => sse = true,
+            _ => {}
+        }
+    }
+    sse.then_some(ResponseMode::Sse)
+}
+
+/// Whether the body's `Content-Type` is JSON (or absent, which lenient
+/// clients do).
+pub fn is_json_body(headers: &HeaderMap) -> bool {
+    match headers.get(CONTENT_TYPE).map(|v| v.to_str()) {
+        None => true,
+        Some(Ok(v)) => {
+            let media = v.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+            media == "application/json" || media.ends_with("+json")
+        }
+        Some(Err(_)) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn accept(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(ACCEPT, HeaderValue::from_str(v).unwrap());
+        h
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(response_mode(&HeaderMap::new()), Some(ResponseMode::Json));
+        assert_eq!(response_mode(&accept("application/json, text/event-stream")), Some(ResponseMode::Json));
+        assert_eq!(response_mode(&accept("text/event-stream")), Some(ResponseMode::Sse));
+        assert_eq!(response_mode(&accept("*/*")), Some(ResponseMode::Json));
+        assert_eq!(response_mode(&accept("application/json;q=0, text/event-stream")), Some(ResponseMode::Sse));
+        assert_eq!(response_mode(&accept("text/html")), None);
+    }
+
+    #[test]
+    fn content_types() {
+        let mut h = HeaderMap::new();
+        assert!(is_json_body(&h));
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+        assert!(is_json_body(&h));
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        assert!(!is_json_body(&h));
+    }
+}
