@@ -42,7 +42,9 @@ pub async fn call_tool(executor: &Executor, tools: &ToolSet, target: CallTarget<
     let mut params = match params {
         Params::Named(map) => map,
         Params::None => return protocol_error(RpcError::invalid_params("tools/call requires params with a `name`")),
-        Params::Positional(_) => return protocol_error(RpcError::invalid_params("tools/call params must be an object")),
+        Params::Positional(_) => {
+            return protocol_error(RpcError::invalid_params("tools/call params must be an object"));
+        }
     };
     let name = match params.remove("name") {
         Some(Value::String(name)) => name,

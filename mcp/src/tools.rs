@@ -235,7 +235,8 @@ mod tests {
 
     #[test]
     fn detects_content() {
-        let one = json!({"$ref": "#/$defs/McpContent", "$defs": {"McpContent": {"type": "object", "x-mcp-content": true}}});
+        let one =
+            json!({"$ref": "#/$defs/McpContent", "$defs": {"McpContent": {"type": "object", "x-mcp-content": true}}});
         let many = json!({"type": "array", "items": {"$ref": "#/$defs/McpContent"}, "$defs": {"McpContent": {"x-mcp-content": true}}});
         assert!(is_content_schema(&one));
         assert!(is_content_schema(&many));

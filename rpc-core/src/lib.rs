@@ -59,8 +59,8 @@ pub use group::{ApiGroup, GroupRef, is_valid_tool_name};
 pub use jsonrpc::{JsonRpcBuilder, JsonRpcService};
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
-pub use security::HostPolicy;
 pub use rpc_macros::{info, service};
+pub use security::HostPolicy;
 
 /// `Result` with [`RpcError`].
 pub type Result<T, E = RpcError> = std::result::Result<T, E>;

@@ -67,7 +67,8 @@ fn strip_port(host: &str) -> &str {
     if host.starts_with('[') {
         return host.find(']').map_or(host, |end| &host[..=end]);
     }
-    host.rsplit_once(':').map_or(host, |(name, port)| if port.bytes().all(|b| b.is_ascii_digit()) { name } else { host })
+    host.rsplit_once(':')
+        .map_or(host, |(name, port)| if port.bytes().all(|b| b.is_ascii_digit()) { name } else { host })
 }
 
 /// `http://example.com:8080` → `example.com`; `None` for `null` and the like.

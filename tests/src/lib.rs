@@ -2,6 +2,8 @@
 //! the test's own process, and gives its base URL. Requests go over real
 //! HTTP (TCP), exactly as an external client's would.
 
+pub mod raw_mcp;
+
 use std::net::SocketAddr;
 
 use rpc::Environment;

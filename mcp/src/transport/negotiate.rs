@@ -25,7 +25,8 @@ pub fn response_mode(headers: &HeaderMap) -> Option<ResponseMode> {
     for range in values.iter().flat_map(|v| v.split(',')) {
         let mut parts = range.split(';');
         let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let refused = parts.any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
+        let refused = parts
+            .any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
         if refused {
             continue;
         }

@@ -23,7 +23,9 @@ use http_body::Body;
 use http_body_util::BodyExt;
 use rpc::jsonrpc::envelope::{self, Message};
 use rpc::jsonrpc::response::error_body;
-use rpc::server::body::{BoxError, OnSent, ReadError, ResponseBody, full, json_response, read_limited, status_response};
+use rpc::server::body::{
+    BoxError, OnSent, ReadError, ResponseBody, full, json_response, read_limited, status_response,
+};
 use rpc::server::route::version_from_path;
 use rpc::{Environment, Execution, RpcError};
 use serde_json::value::RawValue;
@@ -62,7 +64,8 @@ impl McpEndpoint {
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
         }
         let path = request.uri().path().to_owned();
-        let Some((version, tools)) = version_from_path(&path).and_then(|v| inner.tools.version(v).map(|t| (v, t))) else {
+        let Some((version, tools)) = version_from_path(&path).and_then(|v| inner.tools.version(v).map(|t| (v, t)))
+        else {
             let error = RpcError::invalid_request(format!("group `{}` has no MCP endpoint at `{path}`", inner.group));
             return error_response(StatusCode::NOT_FOUND, error, env);
         };
@@ -111,7 +114,11 @@ where
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, error, env);
         }
         Err(ReadError::Io(e)) => {
-            return error_response(StatusCode::BAD_REQUEST, RpcError::invalid_request(format!("unreadable body: {e}")), env);
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                RpcError::invalid_request(format!("unreadable body: {e}")),
+                env,
+            );
         }
     };
     let parsed = match envelope::parse_body(&bytes) {
@@ -123,7 +130,9 @@ where
         envelope::Body::Single(raw) => {
             let message = match envelope::parse_message(raw, true) {
                 Ok(message) => message,
-                Err(invalid) => return json_response(StatusCode::BAD_REQUEST, error_body(invalid.id, &invalid.error, env)),
+                Err(invalid) => {
+                    return json_response(StatusCode::BAD_REQUEST, error_body(invalid.id, &invalid.error, env));
+                }
             };
             if let Message::Request(req) = &message
                 && req.method == "initialize"
@@ -235,7 +244,8 @@ fn notification(method: &str) {
 }
 
 fn not_acceptable(env: Environment) -> HttpResponse {
-    let error = RpcError::invalid_request("Not Acceptable: the client must accept application/json or text/event-stream");
+    let error =
+        RpcError::invalid_request("Not Acceptable: the client must accept application/json or text/event-stream");
     error_response(StatusCode::NOT_ACCEPTABLE, error, env)
 }
 
@@ -278,7 +288,13 @@ fn respond(inner: &Inner, mode: ResponseMode, body: Vec<u8>, executions: Vec<Exe
     response
 }
 
-async fn initialize(inner: &Inner, endpoint: &str, id: &RawValue, params: &rpc::Params, mode: ResponseMode) -> HttpResponse {
+async fn initialize(
+    inner: &Inner,
+    endpoint: &str,
+    id: &RawValue,
+    params: &rpc::Params,
+    mode: ResponseMode,
+) -> HttpResponse {
     let env = inner.executor.environment();
     let reply_error = |error: RpcError| {
         let mut out = Vec::new();
@@ -286,7 +302,9 @@ async fn initialize(inner: &Inner, endpoint: &str, id: &RawValue, params: &rpc::
         json_response(StatusCode::OK, out)
     };
     let rpc::Params::Named(params) = params else {
-        return reply_error(RpcError::invalid_params("initialize requires params {protocolVersion, capabilities, clientInfo}"));
+        return reply_error(RpcError::invalid_params(
+            "initialize requires params {protocolVersion, capabilities, clientInfo}",
+        ));
     };
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
         return reply_error(RpcError::invalid_params("initialize requires `protocolVersion` (a string)"));
@@ -304,7 +322,9 @@ async fn initialize(inner: &Inner, endpoint: &str, id: &RawValue, params: &rpc::
     };
     match inner.sessions.create(session, inner.config.session_ttl).await {
         Ok(()) => {}
-        Err(SessionError::Full) => return session_error(StatusCode::SERVICE_UNAVAILABLE, NO_SESSION, "too many open sessions"),
+        Err(SessionError::Full) => {
+            return session_error(StatusCode::SERVICE_UNAVAILABLE, NO_SESSION, "too many open sessions");
+        }
         Err(e) => return reply_error(RpcError::internal(e)),
     }
     let mut result = Map::new();
@@ -329,7 +349,11 @@ async fn initialize(inner: &Inner, endpoint: &str, id: &RawValue, params: &rpc::
 /// unknown or expired session.
 async fn session_of(inner: &Inner, endpoint: &str, headers: &HeaderMap) -> Result<Arc<Session>, HttpResponse> {
     let Some(id) = headers.get(SESSION_HEADER) else {
-        return Err(session_error(StatusCode::BAD_REQUEST, NO_SESSION, "Bad Request: Mcp-Session-Id header is required"));
+        return Err(session_error(
+            StatusCode::BAD_REQUEST,
+            NO_SESSION,
+            "Bad Request: Mcp-Session-Id header is required",
+        ));
     };
     let id = id.to_str().unwrap_or("");
     if let Some(version) = headers.get(PROTOCOL_VERSION_HEADER) {
