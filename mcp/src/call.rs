@@ -70,7 +70,7 @@ pub async fn call_tool(executor: &Executor, tools: &ToolSet, target: CallTarget<
     let result = match (&execution.result, execution.stage) {
         (Ok(value), _) => Ok(success(tool, value, target.protocol)),
         (Err(e), Stage::Lookup | Stage::Validation) => Err(e.clone()),
-        (Err(e), Stage::Hooks | Stage::Method) => Ok(tool_error(e, executor.environment())),
+        (Err(e), Stage::Cache | Stage::Hooks | Stage::Method) => Ok(tool_error(e, executor.environment())),
     };
     CallOutcome { result, execution: Some(execution) }
 }

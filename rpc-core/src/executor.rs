@@ -1,16 +1,22 @@
 //! The execution pipeline every transport shares.
 //!
-//! `lookup → parameter binding → validation → hooks.before_execute → invoke
-//! (panics contained) → hooks.after_execute`; the transport later calls
-//! [`Executor::response_sent`] so hooks can run after the client has the
-//! response. Cache and lock stages plug in as [`CallHooks`]: a hook can
-//! refuse a call before it runs (a held lock, a missing permission).
+//! `lookup → parameter binding → validation → cache lookup →
+//! hooks.before_execute → invoke (panics contained) → hooks.after_execute →
+//! cache store`; the transport later calls [`Executor::response_sent`] so
+//! hooks can run after the client has the response.
+//!
+//! The seams for what comes next: [`CallCache`] (a hit skips the method and
+//! the hooks), and [`CallHooks`], whose `before_execute` can refuse a call
+//! (a held lock, a missing permission) and whose `after_execute` always runs
+//! once `before_execute` succeeded (to release what it took).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::descriptor::InvokeResult;
@@ -86,6 +92,16 @@ pub trait CallHooks: Send + Sync + 'static {
     }
 }
 
+/// A store of call results: the seam for result caching. Keys are the
+/// implementation's choice (method, version and parameters are in
+/// [`CallInfo`]); a shared store (e.g. Redis) serves several instances.
+pub trait CallCache: Send + Sync + 'static {
+    /// A stored result for this call; a hit skips the method and the hooks.
+    fn get<'a>(&'a self, call: &'a CallInfo) -> BoxFuture<'a, Option<Box<RawValue>>>;
+    /// Offers a successful result for storing.
+    fn put<'a>(&'a self, call: &'a CallInfo, result: &'a RawValue) -> BoxFuture<'a, ()>;
+}
+
 /// How far a call got through the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -93,6 +109,8 @@ pub enum Stage {
     Lookup,
     /// The parameters did not bind or validate; the method did not run.
     Validation,
+    /// The result came from the [`CallCache`]; the method did not run.
+    Cache,
     /// A hook refused the call; the method did not run.
     Hooks,
     /// The method ran (its result may still be an error).
@@ -123,11 +141,16 @@ pub struct Executor {
     registry: Arc<Registry>,
     env: Environment,
     hooks: Arc<[Arc<dyn CallHooks>]>,
+    cache: Option<Arc<dyn CallCache>>,
 }
 
 impl std::fmt::Debug for Executor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Executor").field("env", &self.env).field("hooks", &self.hooks.len()).finish()
+        f.debug_struct("Executor")
+            .field("env", &self.env)
+            .field("hooks", &self.hooks.len())
+            .field("cache", &self.cache.is_some())
+            .finish()
     }
 }
 
@@ -136,7 +159,13 @@ static CALL_IDS: AtomicU64 = AtomicU64::new(1);
 impl Executor {
     /// An executor for `registry` in environment `env`.
     pub fn new(registry: Arc<Registry>, env: Environment) -> Self {
-        Executor { registry, env, hooks: Arc::from(Vec::new()) }
+        Executor { registry, env, hooks: Arc::from(Vec::new()), cache: None }
+    }
+
+    /// Caches results in `cache`.
+    pub fn with_cache(mut self, cache: Arc<dyn CallCache>) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// Adds execution hooks, run in the order given.
@@ -172,13 +201,18 @@ impl Executor {
         }
         let Value::Object(params) = params else { unreachable!("built as an object above") };
 
-        let record = (!self.hooks.is_empty()).then(|| CallInfo {
+        let record = (!self.hooks.is_empty() || self.cache.is_some()).then(|| CallInfo {
             id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
             method: method.clone(),
             version: call.version,
             transport: call.transport,
             params: params.clone(),
         });
+        if let (Some(cache), Some(info)) = (&self.cache, &record)
+            && let Some(hit) = cache.get(info).await
+        {
+            return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+        }
         if let Some(info) = &record
             && let Some(err) = self.hooks.iter().find_map(|h| h.before_execute(info).err())
         {
@@ -199,6 +233,9 @@ impl Executor {
         }
         if let Some(info) = &record {
             self.hooks.iter().for_each(|h| h.after_execute(info, &result));
+            if let (Some(cache), Ok(value)) = (&self.cache, &result) {
+                cache.put(info, value).await;
+            }
         }
         Execution { method: Some(method), result, stage: Stage::Method, record }
     }

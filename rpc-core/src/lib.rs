@@ -54,7 +54,7 @@ pub mod server;
 
 pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, ToolHints};
 pub use error::{ApplicationError, Environment, RpcError};
-pub use executor::{Call, CallHooks, CallInfo, Execution, Executor, Params, Stage, Transport};
+pub use executor::{Call, CallCache, CallHooks, CallInfo, Execution, Executor, Params, Stage, Transport};
 pub use group::{ApiGroup, GroupRef, is_valid_tool_name};
 pub use jsonrpc::{JsonRpcBuilder, JsonRpcService};
 pub use openrpc::ApiInfo;
