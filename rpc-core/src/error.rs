@@ -102,13 +102,18 @@ pub trait ApplicationError: std::error::Error + Send + Sync + 'static {
 }
 
 /// A JSON-RPC error: code, message and environment-dependent data.
+///
+/// One pointer wide, so `Result<T, RpcError>` stays small.
 #[derive(Clone, PartialEq)]
-pub struct RpcError {
+pub struct RpcError(Box<Repr>);
+
+#[derive(Clone, PartialEq)]
+struct Repr {
     code: i32,
     message: Cow<'static, str>,
     kind: Cow<'static, str>,
     extra: Option<Value>,
-    detail: Option<Box<Detail>>,
+    detail: Option<Detail>,
 }
 
 #[derive(Clone, PartialEq, Debug)]
@@ -122,19 +127,19 @@ impl RpcError {
     /// An error with a code and a message, typed `rpc::RpcError`.
     #[track_caller]
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
-        RpcError {
+        RpcError(Box::new(Repr {
             code,
             message: message.into(),
             kind: Cow::Borrowed("rpc::RpcError"),
             extra: None,
-            detail: Some(Box::new(Detail { message: None, sources: Vec::new(), location: Some(caller()) })),
-        }
+            detail: Some(Detail { message: None, sources: Vec::new(), location: Some(caller()) }),
+        }))
     }
 
     /// An error about the request itself: no source location is recorded,
     /// since the framework, not application code, raised it.
     fn protocol(code: i32, message: impl Into<Cow<'static, str>>, kind: &'static str) -> Self {
-        RpcError { code, message: message.into(), kind: Cow::Borrowed(kind), extra: None, detail: None }
+        RpcError(Box::new(Repr { code, message: message.into(), kind: Cow::Borrowed(kind), extra: None, detail: None }))
     }
 
     /// `-32700`: the body is not valid JSON.
@@ -179,7 +184,7 @@ impl RpcError {
             sources.push(s.to_string());
             source = s.source();
         }
-        if let Some(detail) = err.detail.as_mut() {
+        if let Some(detail) = err.0.detail.as_mut() {
             detail.sources = sources;
         }
         err
@@ -187,27 +192,27 @@ impl RpcError {
 
     /// Sets the error type reported in `data.exception`.
     pub fn with_kind(mut self, kind: impl Into<Cow<'static, str>>) -> Self {
-        self.kind = kind.into();
+        self.0.kind = kind.into();
         self
     }
 
     /// Sets the data exposed to clients in every environment (`data.extra`).
     pub fn with_data(mut self, extra: Value) -> Self {
-        self.extra = Some(extra);
+        self.0.extra = Some(extra);
         self
     }
 
     /// Adds a detail message shown in dev/test only.
     pub fn with_detail(mut self, detail: impl fmt::Display) -> Self {
         let detail_box =
-            self.detail.get_or_insert_with(|| Box::new(Detail { message: None, sources: Vec::new(), location: None }));
+            self.0.detail.get_or_insert_with(|| Detail { message: None, sources: Vec::new(), location: None });
         detail_box.message = Some(detail.to_string());
         self
     }
 
     /// Replaces the recorded location (dev/test only).
     pub fn with_location(mut self, location: impl Into<String>) -> Self {
-        if let Some(detail) = self.detail.as_mut() {
+        if let Some(detail) = self.0.detail.as_mut() {
             detail.location = Some(location.into());
         }
         self
@@ -215,33 +220,33 @@ impl RpcError {
 
     /// The JSON-RPC error code.
     pub fn code(&self) -> i32 {
-        self.code
+        self.0.code
     }
 
     /// The error message.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The error type reported in `data.exception`.
     pub fn kind(&self) -> &str {
-        &self.kind
+        &self.0.kind
     }
 
     /// The data exposed in every environment.
     pub fn extra(&self) -> Option<&Value> {
-        self.extra.as_ref()
+        self.0.extra.as_ref()
     }
 
     /// The `data` member for `env`.
     pub fn data(&self, env: Environment) -> Value {
         let mut data = Map::new();
-        data.insert("exception".into(), Value::String(self.kind.to_string()));
-        if let Some(extra) = &self.extra {
+        data.insert("exception".into(), Value::String(self.0.kind.to_string()));
+        if let Some(extra) = &self.0.extra {
             data.insert("extra".into(), extra.clone());
         }
         if env.is_debug()
-            && let Some(detail) = &self.detail
+            && let Some(detail) = &self.0.detail
         {
             if let Some(message) = &detail.message {
                 data.insert("message".into(), Value::String(message.clone()));
@@ -258,7 +263,7 @@ impl RpcError {
 
     /// The JSON-RPC error object `{"code", "message", "data"}` for `env`.
     pub fn to_json(&self, env: Environment) -> Value {
-        json!({"code": self.code, "message": self.message, "data": self.data(env)})
+        json!({"code": self.0.code, "message": self.0.message, "data": self.data(env)})
     }
 }
 
@@ -271,18 +276,18 @@ fn caller() -> String {
 impl fmt::Debug for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RpcError")
-            .field("code", &self.code)
-            .field("message", &self.message)
-            .field("kind", &self.kind)
-            .field("extra", &self.extra)
-            .field("detail", &self.detail)
+            .field("code", &self.0.code)
+            .field("message", &self.0.message)
+            .field("kind", &self.0.kind)
+            .field("extra", &self.0.extra)
+            .field("detail", &self.0.detail)
             .finish()
     }
 }
 
 impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
+        write!(f, "{} ({})", self.0.message, self.0.code)
     }
 }
 
@@ -290,7 +295,7 @@ impl<E: ApplicationError> From<E> for RpcError {
     #[track_caller]
     fn from(error: E) -> Self {
         let mut err = RpcError::from_error(error.code(), &error);
-        err.extra = error.data();
+        err.0.extra = error.data();
         err
     }
 }

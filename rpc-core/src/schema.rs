@@ -53,6 +53,11 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
     let mut generator = method_generator();
     let schemas = (method.schemas)(&mut generator);
     let defs = generator.take_definitions(true);
+    let bounded = |schema: Value| {
+        let mut schema = attach_defs(schema, &defs);
+        add_integer_bounds(&mut schema);
+        schema
+    };
 
     let properties = param_properties(method, schemas.params);
     let mut input = Map::new();
@@ -63,8 +68,7 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
         input.insert("required".into(), json!(required));
     }
     input.insert("additionalProperties".into(), Value::Bool(false));
-    let mut input = attach_defs(Value::Object(input), &defs);
-    add_integer_bounds(&mut input);
+    let input = bounded(Value::Object(input));
 
     let result = match method.output {
         OutputKind::Unit => None,
@@ -72,8 +76,8 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
     };
     let output = result
         .as_ref()
-        .map(|r| attach_defs(json!({"type": "object", "properties": {"result": r}, "required": ["result"]}), &defs));
-    let result = result.map(|r| attach_defs(r, &defs));
+        .map(|r| bounded(json!({"type": "object", "properties": {"result": r}, "required": ["result"]})));
+    let result = result.map(bounded);
     MethodSchemaSet { input, output, result }
 }
 

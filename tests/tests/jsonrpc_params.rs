@@ -72,6 +72,16 @@ async fn negative_limit() {
 }
 
 #[tokio::test]
+async fn integer_out_of_the_rust_type_range() {
+    let catalog = catalog().await;
+    let extra = violations(&catalog, "Catalog.search", json!({"query": "n", "limit": 4_294_967_296u64})).await;
+    assert_eq!(extra.as_object().map(|m| m.len()), Some(1), "{extra}");
+    only_reason(&extra, "limit");
+    let extra = violations(&catalog, "Catalog.get", json!({"id": 1.5})).await;
+    only_reason(&extra, "id");
+}
+
+#[tokio::test]
 async fn every_offending_parameter_is_listed() {
     let catalog = catalog().await;
     let extra = violations(&catalog, "Catalog.search", json!({"limit": -1, "color": "red", "size": 3})).await;

@@ -106,7 +106,7 @@ pub fn parse_message(raw: &RawValue, accept_responses: bool) -> Result<Message<'
         Some(_) => return Err(invalid(None, "`id` must be a string, a number or null")),
         None => None,
     };
-    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+    if !env.jsonrpc.is_some_and(is_version_2) {
         return Err(invalid(id, "`jsonrpc` must be exactly \"2.0\""));
     }
     if accept_responses
@@ -141,6 +141,11 @@ pub fn parse_message(raw: &RawValue, accept_responses: bool) -> Result<Message<'
         Some(_) => return Err(invalid(id, "`params` must be an object or an array")),
     };
     Ok(Message::Request(Request { id, method, params }))
+}
+
+/// `"2.0"`, also when written with escapes (`"2\u002e0"`).
+fn is_version_2(raw: &RawValue) -> bool {
+    raw.get() == "\"2.0\"" || serde_json::from_str::<Cow<'_, str>>(raw.get()).is_ok_and(|v| v == "2.0")
 }
 
 fn is_valid_id(id: &RawValue) -> bool {

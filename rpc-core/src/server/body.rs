@@ -72,25 +72,35 @@ where
     }
 }
 
-/// A body that runs a callback once it has been sent (or dropped), for
+/// A body that runs a callback once the server has written it out, for
 /// hooks that must run after the client has the response.
+///
+/// The wrapper never reports `is_end_stream` before the inner body has
+/// been polled to its end, so the server polls once more after taking the
+/// last frame; hyper does that only when its write buffer has room again,
+/// that is after the bulk of the body went to the socket. If the connection
+/// goes away first, the callback runs when the body is dropped.
 pub struct OnSent<B> {
     inner: B,
     callback: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 
 impl<B> OnSent<B> {
-    /// Wraps `inner`; `callback` runs when the body is finished or dropped.
+    /// Wraps `inner`; `callback` runs once, when the body ends or is dropped.
     pub fn new(inner: B, callback: impl FnOnce() + Send + Sync + 'static) -> Self {
         OnSent { inner, callback: Some(Box::new(callback)) }
+    }
+
+    fn fire(&mut self) {
+        if let Some(callback) = self.callback.take() {
+            callback();
+        }
     }
 }
 
 impl<B> Drop for OnSent<B> {
     fn drop(&mut self) {
-        if let Some(callback) = self.callback.take() {
-            callback();
-        }
+        self.fire();
     }
 }
 
@@ -102,11 +112,15 @@ impl<B: Body + Unpin> Body for OnSent<B> {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            self.fire();
+        }
+        polled
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.callback.is_none() && self.inner.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {

@@ -140,7 +140,10 @@ pub fn assert_valid_result(version: u32, method: &str, result: &Value) {
     let validator = jsonschema::validator_for(schema).expect("output schema compiles");
     let wrapped = json!({"result": result});
     let errors: Vec<String> = validator.iter_errors(&wrapped).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "result of {method} (v{version}) does not match its output schema: {errors:?}\n{result}");
+    assert!(
+        errors.is_empty(),
+        "result of {method} (v{version}) does not match its output schema: {errors:?}\n{result}"
+    );
 }
 
 /// The catalog example, started in the test's process.
