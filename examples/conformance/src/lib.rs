@@ -1,0 +1,43 @@
+//! The conformance example: the fixture tools of the official MCP
+//! conformance suite (`@modelcontextprotocol/conformance`), served over MCP
+//! at `/mcp` (version 1, also at `/mcp/v1`).
+//!
+//! Run it with `cargo run -p conformance-server -- --listen 127.0.0.1:3000`,
+//! then the suite with `npx @modelcontextprotocol/conformance server --url
+//! http://127.0.0.1:3000/mcp`; `scripts/interop.sh` does both.
+
+pub mod services;
+
+use std::sync::Arc;
+
+use mcp::{McpEndpoint, ServerInfo};
+use rpc::server::Router;
+use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError};
+
+pub use services::{Conformance, Fixtures};
+
+/// The registry: every service of this crate, registered.
+pub fn registry() -> Result<Registry, RegistryError> {
+    Registry::builder().module(module_path!()).service(Fixtures::default()).build()
+}
+
+/// The whole application: `/mcp` (the `conformance` group), accepting
+/// loopback host names only.
+pub fn app(env: Environment) -> Result<Router, RegistryError> {
+    app_with(env, HostPolicy::localhost())
+}
+
+/// The application with a chosen `Host`/`Origin` policy for `/mcp`.
+pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryError> {
+    let executor = Executor::new(Arc::new(registry()?), env);
+    let mcp = McpEndpoint::builder::<Conformance>(executor)
+        .server_info(ServerInfo {
+            title: Some("MCP conformance fixtures".into()),
+            description: Some("The fixture tools the official MCP conformance suite calls.".into()),
+            ..ServerInfo::new("conformance-server", env!("CARGO_PKG_VERSION"))
+        })
+        .instructions("Test fixtures only: every tool returns a fixed result for the MCP conformance suite.")
+        .hosts(hosts)
+        .build();
+    Ok(Router::new().nest("/mcp", mcp))
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Interoperability checks with official MCP implementations:
+#   1. builds the catalog and conformance-server examples,
+#   2. starts each on a free loopback port,
+#   3. runs scripts/interop/python_client.py (official Python SDK, mcp==2.3.0,
+#      legacy/handshake mode) against the catalog's /mcp/v1,
+#   4. runs the official conformance suite (@modelcontextprotocol/conformance
+#      0.1.16) against the conformance server's /mcp, judged against
+#      scripts/interop/conformance-expected-failures.yml.
+#
+# Usage (from the repository root): scripts/interop.sh [--release]
+# Environment:
+#   INTEROP_RELEASE=1   same as --release
+#   INTEROP_KEEP=1      keep the work directory (server logs, suite results)
+#   MCP_CONFORMANCE     command running the suite (default: ../shared/tools/mcp-conformance
+#                       when it exists, else npx --yes @modelcontextprotocol/conformance@0.1.16)
+#   XDG_CACHE_HOME      the Python venv lives in ${XDG_CACHE_HOME:-~/.cache}/mcp-interop/venv
+# Needs: cargo, python3 (with venv), node + npm (npx).
+set -euo pipefail
+
+CONFORMANCE_VERSION=0.1.16
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+here=$root/scripts/interop
+
+profile=debug
+cargo_profile=()
+if [[ ${1:-} == --release || ${INTEROP_RELEASE:-} == 1 ]]; then
+  profile=release
+  cargo_profile=(--release)
+fi
+
+log() { printf '\n==> %s\n' "$*"; }
+die() {
+  printf 'interop: %s\n' "$*" >&2
+  exit 1
+}
+
+for tool in cargo python3 node npm timeout; do
+  command -v "$tool" >/dev/null || die "\`$tool\` is not installed"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mcp-interop.XXXXXX")
+pids=()
+status=1
+cleanup() {
+  local pid i
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  # Graceful shutdown gets 5 s, then SIGKILL.
+  for pid in "${pids[@]}"; do
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  if [[ $status == 0 && ${INTEROP_KEEP:-} != 1 ]]; then
+    rm -rf "$work"
+  else
+    printf 'interop: logs and results kept in %s\n' "$work" >&2
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- build
+log "building catalog and conformance-server ($profile)"
+cargo build "${cargo_profile[@]}" -p catalog -p conformance-server
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+bin=$target_dir/$profile
+
+# ---------------------------------------------------------------- python venv
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-interop
+venv=$cache/venv
+stamp=$venv/.requirements.sha256
+want=$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)
+if [[ ! -x $venv/bin/python || ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
+  log "installing the Python SDK into $venv"
+  mkdir -p "$cache"
+  python3 -m venv "$venv" || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+  printf '%s\n' "$want" >"$stamp"
+fi
+
+# ---------------------------------------------------------------- servers
+# start NAME BINARY: runs it on a free loopback port; sets $url to its base URL.
+start() {
+  local name=$1 exe=$2 out=$work/$1.out err=$work/$1.err i
+  "$exe" --listen 127.0.0.1:0 >"$out" 2>"$err" &
+  pids+=($!)
+  local pid=$!
+  url=
+  for ((i = 0; i < 300; i++)); do
+    url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$out" | head -n1)
+    [[ -n $url ]] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      cat "$err" >&2
+      die "$name exited before listening"
+    fi
+    sleep 0.1
+  done
+  [[ -n $url ]] || {
+    cat "$err" >&2
+    die "$name did not print \`listening on\` within 30 s"
+  }
+  printf '%s listening on %s (pid %s)\n' "$name" "$url" "$pid"
+}
+
+log "starting servers"
+start catalog "$bin/catalog"
+catalog_url=$url
+start conformance-server "$bin/conformance-server"
+conformance_url=$url
+
+# ---------------------------------------------------------------- python SDK
+log "official Python SDK (mcp 2.3.0, legacy mode) against the catalog"
+python_status=0
+timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$catalog_url/mcp/v1" || python_status=$?
+
+# ---------------------------------------------------------------- conformance suite
+log "official conformance suite $CONFORMANCE_VERSION against the conformance server"
+suite=()
+if [[ -n ${MCP_CONFORMANCE:-} ]]; then
+  read -r -a suite <<<"$MCP_CONFORMANCE"
+elif [[ -x $root/../shared/tools/mcp-conformance ]]; then
+  suite=("$root/../shared/tools/mcp-conformance" --version "$CONFORMANCE_VERSION")
+else
+  suite=(npx --yes "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
+  # The suite imports fs.globSync, which Node 20 lacks: give it a shim.
+  if ! node -e 'process.exit(require("fs").globSync ? 0 : 1)'; then
+    shim=$(node -e 'console.log(require("url").pathToFileURL(process.argv[1]).href)' "$here/node20/register.mjs")
+    export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--import=$shim"
+  fi
+fi
+printf 'runner: %s\n' "${suite[*]}"
+results=$work/conformance
+mkdir -p "$results"
+# The suite's own exit code is 1 for unexpected failures and also for baseline
+# entries that now pass; conformance_baseline.py decides (the latter is a note).
+suite_status=0
+timeout 600 "${suite[@]}" server --url "$conformance_url/mcp" \
+  --expected-failures "$here/conformance-expected-failures.yml" -o "$results" \
+  >"$work/conformance.log" 2>&1 || suite_status=$?
+grep -E '^(=== SUMMARY|[✓✗] |Total:)' "$work/conformance.log" || true
+announced=$(sed -n 's/^Running [a-z]* suite (\([0-9]*\) scenarios).*/\1/p' "$work/conformance.log" | head -n1)
+if [[ -z $announced ]]; then
+  tail -n 40 "$work/conformance.log" >&2
+  die "the conformance suite did not run (exit $suite_status); log: $work/conformance.log"
+fi
+baseline_status=0
+python3 "$here/conformance_baseline.py" --results "$results" \
+  --baseline "$here/conformance-expected-failures.yml" --expected-count "$announced" || baseline_status=$?
+
+# ---------------------------------------------------------------- verdict
+log "summary"
+failed=0
+if [[ $python_status == 0 ]]; then
+  echo "python SDK interop:  ok"
+else
+  echo "python SDK interop:  FAILED (exit $python_status)"
+  failed=1
+fi
+if [[ $baseline_status == 0 ]]; then
+  echo "conformance suite:   ok (only baseline failures)"
+else
+  echo "conformance suite:   FAILED (log: $work/conformance.log)"
+  failed=1
+fi
+if [[ $failed != 0 ]]; then
+  for name in catalog conformance-server; do
+    echo "--- last lines of $name stderr" >&2
+    tail -n 20 "$work/$name.err" >&2 || true
+  done
+  exit 1
+fi
+status=0

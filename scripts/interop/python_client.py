@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Interop check: the official MCP Python SDK (mcp==2.3.0) against the catalog example.
+
+    python_client.py --url http://127.0.0.1:PORT/mcp/v1
+
+Connects in legacy mode (the initialize handshake, Streamable HTTP), then checks:
+  * every page of tools/list, and that the catalog's tools are there with descriptions;
+  * tools/call Catalog.get {"id": 7}: structuredContent {"result": {"id": 7, "name": "n7"}}
+    and the same value as JSON text in a text block;
+  * tools/call Catalog.get {"id": 999}: a tool error (isError: true);
+  * the protocol-level ping, and tools/call ping: "pong x" (JSON text, and structuredContent).
+Exits 1 with a message for every mismatch, 2 when the connection itself fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import warnings
+from typing import Any
+
+from mcp import Client
+from mcp.types import TextContent
+
+# Tools the catalog's MCP group publishes at version 1.
+EXPECTED_TOOLS = {"ping", "Catalog.search", "Catalog.get", "Catalog.list", "Catalog.categories"}
+MAX_PAGES = 100
+
+
+class Checker:
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+        self.passed = 0
+
+    def check(self, ok: bool, what: str, detail: Any = None) -> bool:
+        if ok:
+            self.passed += 1
+            print(f"  ok    {what}")
+        else:
+            message = what if detail is None else f"{what}: {detail}"
+            self.failures.append(message)
+            print(f"  FAIL  {message}")
+        return ok
+
+
+def texts(result: Any) -> list[str]:
+    return [block.text for block in result.content if isinstance(block, TextContent)]
+
+
+def json_texts(result: Any) -> list[Any]:
+    """The text blocks parsed as JSON (a block that is not JSON stays a string)."""
+    parsed = []
+    for text in texts(result):
+        try:
+            parsed.append(json.loads(text))
+        except json.JSONDecodeError:
+            parsed.append(text)
+    return parsed
+
+
+async def run(url: str, checker: Checker) -> None:
+    async with Client(url, mode="legacy", read_timeout_seconds=30) as client:
+        info = client.server_info
+        print(f"connected: protocol {client.protocol_version}, server {info.name if info else '?'} "
+              f"{info.version if info else ''}")
+        checker.check(client.protocol_version == "2025-11-25", "negotiated protocol 2025-11-25",
+                      client.protocol_version)
+        checker.check(client.server_capabilities.tools is not None, "server declares the tools capability")
+
+        # tools/list, every page.
+        tools = []
+        cursor: str | None = None
+        pages = 0
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            pages += 1
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None or pages >= MAX_PAGES:
+                break
+        names = [tool.name for tool in tools]
+        print(f"  listed {len(tools)} tools on {pages} page(s): {', '.join(names)}")
+        checker.check(cursor is None, f"tools/list ends within {MAX_PAGES} pages")
+        checker.check(len(names) == len(set(names)), "tool names are unique", names)
+        missing = EXPECTED_TOOLS - set(names)
+        checker.check(not missing, "tools/list has the catalog's tools", f"missing {sorted(missing)}")
+        undescribed = [tool.name for tool in tools if not tool.description]
+        checker.check(not undescribed, "every tool has a description", f"without one: {undescribed}")
+        get_tool = next((tool for tool in tools if tool.name == "Catalog.get"), None)
+        if get_tool is not None:
+            checker.check(get_tool.output_schema is not None, "Catalog.get has an outputSchema")
+            checker.check("id" in (get_tool.input_schema.get("properties") or {}),
+                          "Catalog.get's inputSchema has `id`", get_tool.input_schema)
+
+        # Catalog.get {"id": 7}: a structured result mirrored as JSON text.
+        result = await client.call_tool("Catalog.get", {"id": 7})
+        expected = {"id": 7, "name": "n7"}
+        checker.check(result.is_error is False, "Catalog.get {id: 7} succeeds", result.content)
+        checker.check(result.structured_content == {"result": expected},
+                      "Catalog.get {id: 7} structuredContent == {\"result\": {\"id\": 7, \"name\": \"n7\"}}",
+                      result.structured_content)
+        checker.check(len(result.content) == 1 and json_texts(result) == [expected],
+                      "Catalog.get {id: 7} text content is the product as JSON", texts(result))
+
+        # Catalog.get {"id": 999}: the method fails, so the call is a tool error.
+        result = await client.call_tool("Catalog.get", {"id": 999})
+        checker.check(result.is_error is True, "Catalog.get {id: 999} has isError: true",
+                      f"isError={result.is_error}, content={result.content}")
+        checker.check(any("999" in text for text in texts(result)),
+                      "Catalog.get {id: 999} error text names the product", texts(result))
+
+        # Protocol ping and the `ping` tool.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ping is deprecated only for 2026-07-28 connections
+            pong = await client.send_ping()
+        checker.check(pong is not None, "protocol ping answers")
+        # The framework's text block is the result serialised as JSON, so a string
+        # result arrives quoted: `"pong x"`.
+        result = await client.call_tool("ping", {})
+        checker.check(result.is_error is False and json_texts(result) == ["pong x"],
+                      "tool ping returns \"pong x\" (as JSON text)", f"isError={result.is_error}, texts={texts(result)}")
+        checker.check(result.structured_content == {"result": "pong x"},
+                      "tool ping structuredContent == {\"result\": \"pong x\"}", result.structured_content)
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The innermost exceptions of (possibly nested) exception groups, from anyio task groups."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", required=True, help="the catalog's MCP endpoint, e.g. http://127.0.0.1:8080/mcp/v1")
+    args = parser.parse_args()
+    print(f"python-sdk interop against {args.url}")
+    checker = Checker()
+    try:
+        asyncio.run(run(args.url, checker))
+    except Exception as error:  # noqa: BLE001 - report any SDK or transport failure and exit non-zero
+        for leaf in leaves(error):
+            print(f"python-sdk interop: FAILED: {type(leaf).__name__}: {leaf}", file=sys.stderr)
+        if checker.failures:
+            print(f"(and {len(checker.failures)} failed check(s) before it)", file=sys.stderr)
+        return 2
+    if checker.failures:
+        print(f"python-sdk interop: FAILED: {len(checker.failures)} of {checker.passed + len(checker.failures)} "
+              "checks failed:", file=sys.stderr)
+        for failure in checker.failures:
+            print(f"  - {failure}", file=sys.stderr)
+        return 1
+    print(f"python-sdk interop: all {checker.passed} checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
