@@ -39,6 +39,18 @@ impl HostPolicy {
         HostPolicy { allowed: None }
     }
 
+    /// The policy for a server bound to `addr`: loopback names for a
+    /// loopback address; any host otherwise (the public names are not known
+    /// in advance: configure [`HostPolicy::hosts`] or check in a proxy).
+    pub fn for_listen_addr(addr: std::net::SocketAddr) -> Self {
+        if addr.ip().is_loopback() {
+            HostPolicy::localhost()
+        } else {
+            tracing::warn!(%addr, "listening on a non-loopback address: Host/Origin checks are off");
+            HostPolicy::any()
+        }
+    }
+
     /// Checks `Host` and, when present, `Origin`; the error says which
     /// header named which host.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {

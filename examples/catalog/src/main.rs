@@ -24,36 +24,6 @@ async fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
-    // On a loopback address, refuse other Host/Origin names (DNS-rebinding
-    // protection); on a public one the names are not known in advance.
-    let hosts = if args.listen.ip().is_loopback() {
-        rpc::HostPolicy::localhost()
-    } else {
-        tracing::warn!("listening on a non-loopback address: Host/Origin checks are off");
-        rpc::HostPolicy::any()
-    };
-    let app = match catalog::app_with(args.env, hosts) {
-        Ok(app) => app,
-        Err(e) => {
-            eprintln!("{e}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind(args.listen).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("cannot listen on {}: {e}", args.listen);
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    let addr = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
-    tracing::info!(env = ?args.env, "catalog listening on http://{addr} (JSON-RPC at /rpc, MCP at /mcp/v1)");
-    println!("listening on http://{addr}");
-    match rpc::server::serve(listener, app, rpc::server::shutdown_signal()).await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("server error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    tracing::info!(env = ?args.env, "starting");
+    rpc::server::run(args.listen, |hosts| catalog::app_with(args.env, hosts)).await
 }

@@ -22,7 +22,7 @@ use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, Stat
 use http_body::Body;
 use http_body_util::BodyExt;
 use rpc::jsonrpc::envelope::{self, Message};
-use rpc::jsonrpc::response::error_body;
+use rpc::jsonrpc::response::{error_body, join_batch};
 use rpc::server::body::{
     BoxError, OnSent, ReadError, ResponseBody, full, json_response, read_limited, status_response,
 };
@@ -218,20 +218,11 @@ async fn batch(
         }
     }))
     .await;
-    let mut out = Vec::new();
-    let mut executions = Vec::new();
-    for (part, execution) in results {
-        if let Some(part) = part {
-            out.push(if out.is_empty() { b'[' } else { b',' });
-            out.extend_from_slice(&part);
-        }
-        executions.extend(execution);
-    }
-    if out.is_empty() {
+    let (out, executions) = join_batch(results);
+    let Some(out) = out else {
         inner.executor.response_sent(&executions);
         return status_response(StatusCode::ACCEPTED);
-    }
-    out.push(b']');
+    };
     let Some(mode) = mode else { return not_acceptable(env) };
     respond(inner, mode, out, executions)
 }

@@ -6,6 +6,7 @@
 use serde_json::value::RawValue;
 
 use crate::error::{Environment, RpcError};
+use crate::executor::Execution;
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}`.
 pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &RawValue) {
@@ -31,4 +32,25 @@ pub fn error_body(id: Option<&RawValue>, error: &RpcError, env: Environment) -> 
     let mut out = Vec::with_capacity(128);
     write_error(&mut out, id, error, env);
     out
+}
+
+/// Joins the outcomes of a batch's messages: the response objects into one
+/// JSON array (`None` when every message was a notification), and the
+/// executions for after-response hooks.
+pub fn join_batch(results: Vec<(Option<Vec<u8>>, Option<Execution>)>) -> (Option<Vec<u8>>, Vec<Execution>) {
+    let mut out =
+        Vec::with_capacity(results.iter().map(|(p, _)| p.as_ref().map_or(0, Vec::len) + 1).sum::<usize>() + 1);
+    let mut executions = Vec::new();
+    for (part, execution) in results {
+        if let Some(part) = part {
+            out.push(if out.is_empty() { b'[' } else { b',' });
+            out.extend_from_slice(&part);
+        }
+        executions.extend(execution);
+    }
+    if out.is_empty() {
+        return (None, executions);
+    }
+    out.push(b']');
+    (Some(out), executions)
 }

@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use crate::error::RpcError;
 use crate::executor::{Call, Execution, Executor, Transport};
 use crate::jsonrpc::envelope::{self, Message};
-use crate::jsonrpc::response::{error_body, write_error, write_result};
+use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use crate::openrpc::{self, ApiInfo};
 use crate::server::body::{BoxError, OnSent, ReadError, ResponseBody, json_response, read_limited, status_response};
 use crate::server::route::{public_url, version_from_path};
@@ -192,20 +192,7 @@ impl JsonRpcService {
                 (Some(error_body(None, &error, env)), Vec::new())
             }
             envelope::Body::Batch(items) => {
-                let results = join_all(items.into_iter().map(|raw| self.one(version, raw))).await;
-                let mut out = Vec::with_capacity(64 * results.len());
-                let mut executions = Vec::new();
-                for (part, execution) in results {
-                    if let Some(part) = part {
-                        out.push(if out.is_empty() { b'[' } else { b',' });
-                        out.extend_from_slice(&part);
-                    }
-                    executions.extend(execution);
-                }
-                if !out.is_empty() {
-                    out.push(b']');
-                }
-                ((!out.is_empty()).then_some(out), executions)
+                join_batch(join_all(items.into_iter().map(|raw| self.one(version, raw))).await)
             }
         };
         let mut response = match out {

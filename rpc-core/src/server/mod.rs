@@ -8,4 +8,4 @@ pub mod runner;
 pub use body::ResponseBody;
 pub use route::OriginalUri;
 pub use router::{RequestBody, Router};
-pub use runner::{serve, shutdown_signal};
+pub use runner::{run, serve, shutdown_signal};

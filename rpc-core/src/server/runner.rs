@@ -69,6 +69,41 @@ where
     Ok(())
 }
 
+/// Runs an application the way the example binaries do: builds it with
+/// the [`HostPolicy`](crate::HostPolicy) that fits `listen`, binds, prints
+/// `listening on http://ADDR` on stdout (scripts wait for that line), and
+/// serves until SIGINT/SIGTERM. Every failure is printed to stderr and
+/// turns into a failing exit code.
+pub async fn run<E: std::fmt::Display>(
+    listen: std::net::SocketAddr,
+    app: impl FnOnce(crate::HostPolicy) -> Result<super::Router, E>,
+) -> std::process::ExitCode {
+    let app = match app(crate::HostPolicy::for_listen_addr(listen)) {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let listener = match TcpListener::bind(listen).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("cannot listen on {listen}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let addr = listener.local_addr().map_or_else(|_| listen.to_string(), |a| a.to_string());
+    tracing::info!(routes = ?app, "listening on http://{addr}");
+    println!("listening on http://{addr}");
+    match serve(listener, app, shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("server error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
 pub async fn shutdown_signal() {
     let ctrl_c = async {
