@@ -34,12 +34,18 @@ impl Tool {
 /// The tools of one version of the group.
 #[derive(Debug)]
 pub struct ToolSet {
+    endpoint: String,
     tools: HashMap<&'static str, Tool>,
     /// Serialised `ListToolsResult` pages, per protocol revision.
     pages: [Vec<Bytes>; 4],
 }
 
 impl ToolSet {
+    /// The endpoint this set is served at, `group/vN` (sessions are bound to it).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
     /// The tool named `name`.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.tools.get(name)
@@ -90,7 +96,7 @@ impl GroupTools {
                     ));
                 }
             }
-            versions.insert(version, build_set(&methods, config));
+            versions.insert(version, build_set(format!("{group}/v{version}"), &methods, config));
         }
         let broken = (!problems.is_empty()).then(|| {
             problems.dedup();
@@ -113,7 +119,7 @@ impl GroupTools {
     }
 }
 
-fn build_set(methods: &[&Arc<Method>], config: &McpConfig) -> ToolSet {
+fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig) -> ToolSet {
     let tools: Vec<Tool> = methods
         .iter()
         .map(|m| Tool {
@@ -126,7 +132,7 @@ fn build_set(methods: &[&Arc<Method>], config: &McpConfig) -> ToolSet {
         paginate(objects, config.page_size.max(1))
     });
     let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
-    ToolSet { tools, pages }
+    ToolSet { endpoint, tools, pages }
 }
 
 fn paginate(objects: Vec<Value>, page_size: usize) -> Vec<Bytes> {

@@ -55,7 +55,7 @@ impl HostPolicy {
     /// header named which host.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
         let Some(allowed) = &self.allowed else { return Ok(()) };
-        let is_allowed = |host: &str| allowed.iter().any(|a| a == &host.to_ascii_lowercase());
+        let is_allowed = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
         if let Some(host) = headers.get(HOST) {
             let host = host.to_str().map_err(|_| "the Host header is not valid text".to_owned())?;
             let name = strip_port(host);

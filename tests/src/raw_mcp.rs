@@ -24,13 +24,16 @@ pub struct RawMcp {
     pub url: String,
     /// The session id after `initialize`.
     pub session: Option<String>,
+    /// The negotiated revision after `initialize`, sent as `MCP-Protocol-Version`
+    /// from 2025-06-18 on (as real clients do).
+    pub protocol: Option<String>,
     client: reqwest::Client,
 }
 
 impl RawMcp {
     /// A client for `url` without a session.
     pub fn new(url: impl Into<String>) -> Self {
-        RawMcp { url: url.into(), session: None, client: reqwest::Client::new() }
+        RawMcp { url: url.into(), session: None, protocol: None, client: reqwest::Client::new() }
     }
 
     /// Sends `initialize` at `version`, keeps the session id, sends
@@ -44,6 +47,8 @@ impl RawMcp {
             }}))
             .await;
         self.session = reply.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        self.protocol =
+            reply.json["result"]["protocolVersion"].as_str().filter(|v| *v >= "2025-06-18").map(str::to_owned);
         let ack = self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
         assert_eq!(ack.status, 202, "notifications/initialized is accepted: {}", ack.text);
         reply
@@ -63,6 +68,9 @@ impl RawMcp {
         ];
         if let Some(s) = &self.session {
             headers.push(("mcp-session-id".into(), s.clone()));
+        }
+        if let Some(p) = &self.protocol {
+            headers.push(("mcp-protocol-version".into(), p.clone()));
         }
         for (name, value) in extra {
             headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));

@@ -70,7 +70,9 @@ async fn fixture_server(env: Environment, hooks: Option<Arc<dyn CallHooks>>) -> 
     if let Some(hooks) = hooks {
         executor = executor.with_hooks([hooks]);
     }
-    let media = McpEndpoint::builder::<fixtures::Media>(executor.clone()).build();
+    let mut meta = serde_json::Map::new();
+    meta.insert("com.example/owner".into(), json!("media team"));
+    let media = McpEndpoint::builder::<fixtures::Media>(executor.clone()).tool_meta("media.one", meta).build();
     let legacy = McpEndpoint::builder::<fixtures::Legacy>(executor).build();
     TestServer::start(Router::new().nest("/media", media).nest("/legacy", legacy)).await
 }
@@ -160,6 +162,13 @@ async fn protocol_version_header() {
     let bad = client.send(Method::POST, Some(ping), &[("mcp-protocol-version", "2099-01-01")]).await;
     assert_eq!(bad.status, 400);
     assert!(bad.text.contains("2099-01-01"), "{}", bad.text);
+
+    // The header decides the revision a request is served at; without it, 2025-03-26.
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "Catalog.get", "arguments": {"id": 7}}}).to_string();
+    let with = client.send(Method::POST, Some(call.clone()), &[]).await;
+    assert_eq!(with.json["result"]["structuredContent"], json!({"result": {"id": 7, "name": "n7"}}));
+    let without = client.send(Method::POST, Some(call), &[("mcp-protocol-version", "")]).await;
+    assert!(without.json["result"].get("structuredContent").is_none(), "served as 2025-03-26: {}", without.text);
 }
 
 #[tokio::test]
@@ -285,6 +294,8 @@ async fn content_is_passed_through() {
     let list = client.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
     for tool in list.json["result"]["tools"].as_array().expect("tools") {
         assert!(tool.get("outputSchema").is_none(), "no outputSchema for {}", tool["name"]);
+        let meta = if tool["name"] == "media.one" { json!({"com.example/owner": "media team"}) } else { Value::Null };
+        assert_eq!(tool.get("_meta").cloned().unwrap_or(Value::Null), meta, "configured _meta only");
     }
     let both = client.call("media.both", json!({})).await;
     assert_eq!(

@@ -63,16 +63,15 @@ impl McpEndpoint {
             let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
         }
-        let path = request.uri().path().to_owned();
-        let Some((version, tools)) = version_from_path(&path).and_then(|v| inner.tools.version(v).map(|t| (v, t)))
+        let path = request.uri().path();
+        let Some((version, tools)) = version_from_path(path).and_then(|v| inner.tools.version(v).map(|t| (v, t)))
         else {
             let error = RpcError::invalid_request(format!("group `{}` has no MCP endpoint at `{path}`", inner.group));
             return error_response(StatusCode::NOT_FOUND, error, env);
         };
-        let endpoint_key = format!("{}/v{version}", inner.group);
         match *request.method() {
-            HttpMethod::POST => post(inner, tools, version, &endpoint_key, request).await,
-            HttpMethod::DELETE => delete(inner, &endpoint_key, request.headers()).await,
+            HttpMethod::POST => post(inner, tools, version, request).await,
+            HttpMethod::DELETE => delete(inner, tools.endpoint(), request.headers()).await,
             HttpMethod::GET => {
                 let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
                 response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
@@ -96,12 +95,13 @@ fn session_error(status: StatusCode, code: i32, message: &str) -> HttpResponse {
     json_response(status, body.to_string())
 }
 
-async fn post<B>(inner: &Inner, tools: &ToolSet, version: u32, endpoint: &str, request: Request<B>) -> HttpResponse
+async fn post<B>(inner: &Inner, tools: &ToolSet, version: u32, request: Request<B>) -> HttpResponse
 where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let env = inner.executor.environment();
+    let endpoint = tools.endpoint();
     let (parts, body) = request.into_parts();
     if !is_json_body(&parts.headers) {
         let error = RpcError::invalid_request("Content-Type must be application/json");
@@ -144,8 +144,8 @@ where
                 let Some(mode) = mode else { return not_acceptable(env) };
                 return initialize(inner, endpoint, id, &req.params, mode).await;
             }
-            let session = match session_of(inner, endpoint, &parts.headers).await {
-                Ok(session) => session,
+            let protocol = match session_of(inner, endpoint, &parts.headers).await {
+                Ok((_, protocol)) => protocol,
                 Err(response) => return response,
             };
             let Message::Request(req) = message else { return status_response(StatusCode::ACCEPTED) };
@@ -154,14 +154,14 @@ where
                 return status_response(StatusCode::ACCEPTED);
             };
             let Some(mode) = mode else { return not_acceptable(env) };
-            let handled = dispatch::handle(inner, tools, version, session.version(), &req.method, req.params).await;
+            let handled = dispatch::handle(inner, tools, version, protocol, &req.method, req.params).await;
             let mut out = Vec::with_capacity(256);
             write_response(&mut out, id, &handled.result, env);
             respond(inner, mode, out, handled.execution.into_iter().collect())
         }
         envelope::Body::Batch(items) => {
-            let session = match session_of(inner, endpoint, &parts.headers).await {
-                Ok(session) => session,
+            let (session, protocol) = match session_of(inner, endpoint, &parts.headers).await {
+                Ok(found) => found,
                 Err(response) => return response,
             };
             if !session.version().allows_batches() {
@@ -179,7 +179,7 @@ where
                 ));
                 return error_response(StatusCode::BAD_REQUEST, error, env);
             }
-            batch(inner, tools, version, &session, items, mode).await
+            batch(inner, tools, version, protocol, items, mode).await
         }
     }
 }
@@ -189,12 +189,11 @@ async fn batch(
     inner: &Inner,
     tools: &ToolSet,
     version: u32,
-    session: &Session,
+    protocol: ProtocolVersion,
     items: Vec<&RawValue>,
     mode: Option<ResponseMode>,
 ) -> HttpResponse {
     let env = inner.executor.environment();
-    let protocol = session.version();
     let results = join_all(items.into_iter().map(|raw| async move {
         match envelope::parse_message(raw, true) {
             Err(invalid) => (Some(error_body(invalid.id, &invalid.error, env)), None),
@@ -335,10 +334,18 @@ async fn initialize(
     response
 }
 
-/// The session a request belongs to, or the error response: 400 without a
-/// session id or with an unsupported `MCP-Protocol-Version`, 404 for an
-/// unknown or expired session.
-async fn session_of(inner: &Inner, endpoint: &str, headers: &HeaderMap) -> Result<Arc<Session>, HttpResponse> {
+/// The session a request belongs to and the protocol revision the request
+/// is served at, or the error response: 400 without a session id or with an
+/// unsupported `MCP-Protocol-Version`, 404 for an unknown or expired session.
+///
+/// The revision is the `MCP-Protocol-Version` header; without it, 2025-03-26
+/// (as the specification says: clients of later revisions must send the
+/// header), or 2024-11-05 for a session that negotiated that.
+async fn session_of(
+    inner: &Inner,
+    endpoint: &str,
+    headers: &HeaderMap,
+) -> Result<(Arc<Session>, ProtocolVersion), HttpResponse> {
     let Some(id) = headers.get(SESSION_HEADER) else {
         return Err(session_error(
             StatusCode::BAD_REQUEST,
@@ -347,19 +354,28 @@ async fn session_of(inner: &Inner, endpoint: &str, headers: &HeaderMap) -> Resul
         ));
     };
     let id = id.to_str().unwrap_or("");
-    if let Some(version) = headers.get(PROTOCOL_VERSION_HEADER) {
-        let version = version.to_str().unwrap_or("");
-        if ProtocolVersion::parse(version).is_none() {
-            let supported: Vec<&str> = ProtocolVersion::HANDSHAKE.iter().map(|v| v.as_str()).collect();
-            let message = format!(
-                "Bad Request: unsupported MCP-Protocol-Version `{version}` (supported: {})",
-                supported.join(", ")
-            );
-            return Err(session_error(StatusCode::BAD_REQUEST, NO_SESSION, &message));
+    let header_version = match headers.get(PROTOCOL_VERSION_HEADER) {
+        None => None,
+        Some(value) => {
+            let value = value.to_str().unwrap_or("");
+            match ProtocolVersion::parse(value) {
+                Some(version) => Some(version),
+                None => {
+                    let supported: Vec<&str> = ProtocolVersion::HANDSHAKE.iter().map(|v| v.as_str()).collect();
+                    let message = format!(
+                        "Bad Request: unsupported MCP-Protocol-Version `{value}` (supported: {})",
+                        supported.join(", ")
+                    );
+                    return Err(session_error(StatusCode::BAD_REQUEST, NO_SESSION, &message));
+                }
+            }
         }
-    }
+    };
     match inner.sessions.get(id, inner.config.session_ttl).await {
-        Ok(Some(session)) if session.endpoint == endpoint => Ok(session),
+        Ok(Some(session)) if session.endpoint == endpoint => {
+            let version = header_version.unwrap_or_else(|| session.version().min(ProtocolVersion::DEFAULT_HEADER));
+            Ok((session, version))
+        }
         Ok(_) => Err(session_error(StatusCode::NOT_FOUND, SESSION_NOT_FOUND, "Session not found")),
         Err(e) => Err(session_error(StatusCode::SERVICE_UNAVAILABLE, NO_SESSION, &e.to_string())),
     }
@@ -367,7 +383,7 @@ async fn session_of(inner: &Inner, endpoint: &str, headers: &HeaderMap) -> Resul
 
 async fn delete(inner: &Inner, endpoint: &str, headers: &HeaderMap) -> HttpResponse {
     let session = match session_of(inner, endpoint, headers).await {
-        Ok(session) => session,
+        Ok((session, _)) => session,
         Err(response) => return response,
     };
     match inner.sessions.remove(&session.id).await {
