@@ -17,23 +17,25 @@ pub enum ResponseMode {
 /// Picks the response format from `Accept`: JSON when acceptable (or no
 /// preference), SSE when only SSE is; `None` when neither is acceptable.
 pub fn response_mode(headers: &HeaderMap) -> Option<ResponseMode> {
-    let values: Vec<&str> = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
-    if values.is_empty() {
+    let mut values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).peekable();
+    if values.peek().is_none() {
         return Some(ResponseMode::Json);
     }
     let mut sse = false;
-    for range in values.iter().flat_map(|v| v.split(',')) {
+    for range in values.flat_map(|v| v.split(',')) {
         let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let media = parts.next().unwrap_or("").trim();
+        let is = |m: &str| media.eq_ignore_ascii_case(m);
         let refused = parts
             .any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
         if refused {
             continue;
         }
-        match media.as_str() {
-            "application/json" | "application/*" | "*/*" | "" => return Some(ResponseMode::Json),
-            "text/event-stream" | "text/*" => sse = true,
-            _ => {}
+        if is("application/json") || is("application/*") || is("*/*") || media.is_empty() {
+            return Some(ResponseMode::Json);
+        }
+        if is("text/event-stream") || is("text/*") {
+            sse = true;
         }
     }
     sse.then_some(ResponseMode::Sse)
@@ -45,8 +47,9 @@ pub fn is_json_body(headers: &HeaderMap) -> bool {
     match headers.get(CONTENT_TYPE).map(|v| v.to_str()) {
         None => true,
         Some(Ok(v)) => {
-            let media = v.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            media == "application/json" || media.ends_with("+json")
+            let media = v.split(';').next().unwrap_or("").trim();
+            media.eq_ignore_ascii_case("application/json")
+                || (media.len() >= 5 && media.as_bytes()[media.len() - 5..].eq_ignore_ascii_case(b"+json"))
         }
         Some(Err(_)) => false,
     }

@@ -7,6 +7,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -28,7 +29,7 @@ type Route = BoxCloneSyncService<Request<RequestBody>, Response<ResponseBody>, I
 /// Routes requests to services by path prefix (longest prefix wins).
 #[derive(Clone, Default)]
 pub struct Router {
-    routes: Vec<(String, Route)>,
+    routes: Arc<Vec<(String, Route)>>,
 }
 
 impl std::fmt::Debug for Router {
@@ -61,8 +62,9 @@ impl Router {
             prefix.starts_with('/') && !prefix.ends_with('/'),
             "mount prefix `{prefix}` must start and not end with `/`"
         );
-        self.routes.push((prefix.to_owned(), BoxCloneSyncService::new(service)));
-        self.routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+        let routes = Arc::make_mut(&mut self.routes);
+        routes.push((prefix.to_owned(), BoxCloneSyncService::new(service)));
+        routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
         self
     }
 

@@ -1,0 +1,87 @@
+//! Bare hyper 1.x baseline for the MCP `tools/call` benchmark.
+//!
+//! What a minimal hand-written server must do for the benchmarked call and
+//! nothing more: accept HTTP/1.1 (TCP_NODELAY), read the whole POST body,
+//! parse it with serde_json into the shape of
+//! `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7}}}`,
+//! and answer the same bytes the catalog answers (a `tools/call` result with
+//! text content and `structuredContent`). No sessions, no routing, no header
+//! checks, no schema validation: the floor our framework is measured against.
+//!
+//! `PORT` (default 8110) picks the port; it listens on 127.0.0.1 only.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode, header};
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+#[derive(Deserialize)]
+struct Arguments {
+    id: u64,
+}
+
+#[derive(Deserialize)]
+struct Params<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    arguments: Arguments,
+}
+
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    method: &'a str,
+    #[serde(borrow)]
+    params: Params<'a>,
+}
+
+fn reply(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response
+}
+
+async fn handle(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    if request.method() != hyper::Method::POST {
+        return Ok(reply(StatusCode::METHOD_NOT_ALLOWED, Vec::new()));
+    }
+    let body = match request.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, Vec::new())),
+    };
+    let call = match serde_json::from_slice::<Call<'_>>(&body) {
+        Ok(call) if call.method == "tools/call" && call.params.name == "Catalog.get" => call,
+        _ => return Ok(reply(StatusCode::BAD_REQUEST, Vec::new())),
+    };
+    let id = call.params.arguments.id;
+    // Byte for byte what the catalog answers for Catalog.get {"id": id}.
+    let out = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[{{"type":"text","text":"{{\"id\":{id},\"name\":\"n{id}\"}}"}}],"structuredContent":{{"result":{{"id":{id},"name":"n{id}"}}}},"isError":false}}}}"#,
+        call.id.get()
+    );
+    Ok(reply(StatusCode::OK, out.into_bytes()))
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let port: u16 = std::env::var("PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(8110);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    eprintln!("baseline listening on http://127.0.0.1:{port}/");
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service_fn(handle)).await;
+        });
+    }
+}
