@@ -9,7 +9,10 @@
 //! * An error from the method or the pipeline around it: `isError: true`
 //!   with the RPC error object as the text.
 
+use std::borrow::Cow;
+
 use rpc::{Call, Environment, Execution, Executor, Params, RpcError, Stage, Transport};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -36,26 +39,29 @@ pub struct CallOutcome {
     pub execution: Option<Execution>,
 }
 
-/// Runs `tools/call` with `params`.
-pub async fn call_tool(executor: &Executor, tools: &ToolSet, target: CallTarget<'_>, params: Params) -> CallOutcome {
+/// `tools/call` params (other members, such as `_meta`, are ignored).
+#[derive(Deserialize)]
+pub struct CallParams<'a> {
+    /// The tool name.
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    /// The arguments (absent or `null`: none).
+    #[serde(default)]
+    pub arguments: Option<Map<String, Value>>,
+}
+
+/// Runs `tools/call` with `params` (`None`: the request had none).
+pub async fn call_tool(
+    executor: &Executor,
+    tools: &ToolSet,
+    target: CallTarget<'_>,
+    params: Option<CallParams<'_>>,
+) -> CallOutcome {
     let protocol_error = |e| CallOutcome { result: Err(e), execution: None };
-    let mut params = match params {
-        Params::Named(map) => map,
-        Params::None => return protocol_error(RpcError::invalid_params("tools/call requires params with a `name`")),
-        Params::Positional(_) => {
-            return protocol_error(RpcError::invalid_params("tools/call params must be an object"));
-        }
+    let Some(CallParams { name, arguments }) = params else {
+        return protocol_error(RpcError::invalid_params("tools/call requires params with a `name`"));
     };
-    let name = match params.remove("name") {
-        Some(Value::String(name)) => name,
-        Some(_) => return protocol_error(RpcError::invalid_params("tools/call `name` must be a string")),
-        None => return protocol_error(RpcError::invalid_params("tools/call requires a `name`")),
-    };
-    let arguments = match params.remove("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map,
-        Some(_) => return protocol_error(RpcError::invalid_params("tools/call `arguments` must be an object")),
-    };
+    let arguments = arguments.unwrap_or_default();
     let Some(tool) = tools.get(&name) else {
         return protocol_error(RpcError::invalid_params(format!("Unknown tool: {name}")));
     };

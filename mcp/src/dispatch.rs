@@ -2,10 +2,13 @@
 //! `ping`, `tools/list`, `tools/call`. (`initialize` creates the session
 //! and is handled by the transport.)
 
-use rpc::{Execution, Params, RpcError};
-use serde_json::Value;
+use std::borrow::Cow;
 
-use crate::call::{CallTarget, call_tool};
+use rpc::jsonrpc::envelope::Request;
+use rpc::{Execution, RpcError};
+use serde::Deserialize;
+
+use crate::call::{CallParams, CallTarget, call_tool};
 use crate::endpoint::Inner;
 use crate::protocol::ProtocolVersion;
 use crate::tools::ToolSet;
@@ -31,13 +34,16 @@ pub(crate) async fn handle(
     tools: &ToolSet,
     version: u32,
     protocol: ProtocolVersion,
-    method: &str,
-    params: Params,
+    request: &Request<'_>,
 ) -> Handled {
-    match method {
+    match &*request.method {
         "ping" => Handled::done(Ok(b"{}".to_vec())),
-        "tools/list" => Handled::done(list_tools(tools, protocol, params)),
+        "tools/list" => Handled::done(list_tools(tools, protocol, request)),
         "tools/call" => {
+            let params = match request.params_as::<CallParams<'_>>() {
+                Ok(params) => params,
+                Err(e) => return Handled::done(Err(e)),
+            };
             let target = CallTarget { group: &inner.group, version, protocol };
             let outcome = call_tool(&inner.executor, tools, target, params).await;
             Handled { result: outcome.result, execution: outcome.execution }
@@ -47,15 +53,17 @@ pub(crate) async fn handle(
     }
 }
 
-fn list_tools(tools: &ToolSet, protocol: ProtocolVersion, params: Params) -> Result<Vec<u8>, RpcError> {
-    let cursor = match &params {
-        Params::Named(map) => match map.get("cursor") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(c)) => Some(c.as_str()),
-            Some(_) => return Err(RpcError::invalid_params("Invalid cursor: `cursor` must be a string")),
-        },
-        Params::None => None,
-        Params::Positional(_) => return Err(RpcError::invalid_params("tools/list params must be an object")),
-    };
-    tools.page(protocol, cursor).map(|page| page.to_vec()).ok_or_else(|| RpcError::invalid_params("Invalid cursor"))
+/// `tools/list` params.
+#[derive(Deserialize)]
+struct ListParams<'a> {
+    #[serde(borrow, default)]
+    cursor: Option<Cow<'a, str>>,
+}
+
+fn list_tools(tools: &ToolSet, protocol: ProtocolVersion, request: &Request<'_>) -> Result<Vec<u8>, RpcError> {
+    let cursor = request.params_as::<ListParams<'_>>()?.and_then(|p| p.cursor);
+    tools
+        .page(protocol, cursor.as_deref())
+        .map(|page| page.to_vec())
+        .ok_or_else(|| RpcError::invalid_params("Invalid cursor"))
 }

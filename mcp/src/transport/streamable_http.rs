@@ -10,6 +10,7 @@
 //! * `Host`/`Origin` outside the allowed names: 403. A group whose method
 //!   names are not valid tool names: 500 on every request.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -21,13 +22,14 @@ use futures_util::future::join_all;
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
 use http_body::Body;
 use http_body_util::BodyExt;
-use rpc::jsonrpc::envelope::{self, Message};
+use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
 use rpc::jsonrpc::response::{error_body, join_batch};
 use rpc::server::body::{
     BoxError, OnSent, ReadError, ResponseBody, full, json_response, read_limited, status_response,
 };
 use rpc::server::route::version_from_path;
 use rpc::{Environment, Execution, RpcError};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -121,14 +123,14 @@ where
             );
         }
     };
-    let parsed = match envelope::parse_body(&bytes) {
+    let parsed = match envelope::parse_body(&bytes, true) {
         Ok(parsed) => parsed,
         Err(error) => return error_response(StatusCode::BAD_REQUEST, error, env),
     };
     let mode = response_mode(&parts.headers);
     match parsed {
-        envelope::Body::Single(raw) => {
-            let message = match envelope::parse_message(raw, true) {
+        envelope::Body::Single(message) => {
+            let message = match message {
                 Ok(message) => message,
                 Err(invalid) => {
                     return json_response(StatusCode::BAD_REQUEST, error_body(invalid.id, &invalid.error, env));
@@ -142,7 +144,7 @@ where
                     return error_response(StatusCode::BAD_REQUEST, error, env);
                 };
                 let Some(mode) = mode else { return not_acceptable(env) };
-                return initialize(inner, endpoint, id, &req.params, mode).await;
+                return initialize(inner, endpoint, id, req, mode).await;
             }
             let protocol = match session_of(inner, endpoint, &parts.headers).await {
                 Ok((_, protocol)) => protocol,
@@ -154,7 +156,7 @@ where
                 return status_response(StatusCode::ACCEPTED);
             };
             let Some(mode) = mode else { return not_acceptable(env) };
-            let handled = dispatch::handle(inner, tools, version, protocol, &req.method, req.params).await;
+            let handled = dispatch::handle(inner, tools, version, protocol, &req).await;
             let mut out = Vec::with_capacity(256);
             write_response(&mut out, id, &handled.result, env);
             respond(inner, mode, out, handled.execution.into_iter().collect())
@@ -208,7 +210,7 @@ async fn batch(
                     (None, None)
                 }
                 Some(id) => {
-                    let handled = dispatch::handle(inner, tools, version, protocol, &req.method, req.params).await;
+                    let handled = dispatch::handle(inner, tools, version, protocol, &req).await;
                     let mut out = Vec::with_capacity(256);
                     write_response(&mut out, id, &handled.result, env);
                     (Some(out), handled.execution)
@@ -278,11 +280,21 @@ fn respond(inner: &Inner, mode: ResponseMode, body: Vec<u8>, executions: Vec<Exe
     response
 }
 
+/// `initialize` params (`capabilities` is not used: this server sends
+/// nothing that depends on client capabilities).
+#[derive(Deserialize)]
+struct InitializeParams<'a> {
+    #[serde(rename = "protocolVersion", borrow)]
+    protocol_version: Cow<'a, str>,
+    #[serde(rename = "clientInfo", default)]
+    client_info: Option<Value>,
+}
+
 async fn initialize(
     inner: &Inner,
     endpoint: &str,
     id: &RawValue,
-    params: &rpc::Params,
+    request: &RpcRequest<'_>,
     mode: ResponseMode,
 ) -> HttpResponse {
     let env = inner.executor.environment();
@@ -291,14 +303,16 @@ async fn initialize(
         write_response(&mut out, id, &Err(error), env);
         json_response(StatusCode::OK, out)
     };
-    let rpc::Params::Named(params) = params else {
-        return reply_error(RpcError::invalid_params(
-            "initialize requires params {protocolVersion, capabilities, clientInfo}",
-        ));
+    let params = match request.params_as::<InitializeParams<'_>>() {
+        Ok(Some(params)) => params,
+        Ok(None) => {
+            return reply_error(RpcError::invalid_params(
+                "initialize requires params {protocolVersion, capabilities, clientInfo}",
+            ));
+        }
+        Err(e) => return reply_error(e),
     };
-    let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
-        return reply_error(RpcError::invalid_params("initialize requires `protocolVersion` (a string)"));
-    };
+    let requested = &*params.protocol_version;
     let negotiated = ProtocolVersion::parse(requested).unwrap_or(ProtocolVersion::LATEST);
     let id_string = match new_session_id() {
         Ok(id) => id,
@@ -308,7 +322,7 @@ async fn initialize(
         id: id_string.clone(),
         endpoint: endpoint.to_owned(),
         protocol_version: negotiated.as_str().to_owned(),
-        client_info: params.get("clientInfo").cloned(),
+        client_info: params.client_info,
     };
     match inner.sessions.create(session, inner.config.session_ttl).await {
         Ok(()) => {}

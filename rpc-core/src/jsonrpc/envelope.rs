@@ -1,8 +1,10 @@
-//! Parsing JSON-RPC 2.0 messages without copying `params` more than once.
+//! Parsing JSON-RPC 2.0 messages in one pass over the body.
 //!
-//! The body is parsed into borrowed [`RawValue`]s first; each member is then
-//! checked by hand, so an invalid member gives a specific `-32600` message
-//! and, where the `id` is readable, a response carrying that `id`.
+//! A single message is deserialised straight from the body into an
+//! envelope of borrowed [`RawValue`]s; each member is then checked by hand, so
+//! an invalid member gives a specific `-32600` message and, where the `id`
+//! is readable, a response carrying that `id`. `params` stays unparsed until
+//! the method that consumes it decides its shape.
 
 use std::borrow::Cow;
 
@@ -17,19 +19,28 @@ use crate::executor::Params;
 #[derive(Debug)]
 pub enum Body<'a> {
     /// A single message (any JSON value other than an array).
-    Single(&'a RawValue),
-    /// A batch (a JSON array), possibly empty.
+    Single(Result<Message<'a>, Invalid<'a>>),
+    /// A batch (a JSON array), possibly empty; parse each item with [`parse_message`].
     Batch(Vec<&'a RawValue>),
 }
 
-/// Parses a body; invalid JSON is a `-32700` error.
-pub fn parse_body(bytes: &[u8]) -> Result<Body<'_>, RpcError> {
-    let raw: &RawValue = serde_json::from_slice(bytes).map_err(RpcError::parse_error)?;
-    if raw.get().starts_with('[') {
-        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).map_err(RpcError::parse_error)?;
-        Ok(Body::Batch(items))
-    } else {
-        Ok(Body::Single(raw))
+/// Parses a body; invalid JSON is a `-32700` error. `accept_responses`:
+/// see [`parse_message`].
+pub fn parse_body(bytes: &[u8], accept_responses: bool) -> Result<Body<'_>, RpcError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        let items: Vec<&RawValue> = serde_json::from_slice(bytes).map_err(RpcError::parse_error)?;
+        return Ok(Body::Batch(items));
+    }
+    if first != Some(&b'{') {
+        // Not an object: tell invalid JSON (-32700) from a valid non-object (-32600).
+        let _: &RawValue = serde_json::from_slice(bytes).map_err(RpcError::parse_error)?;
+        return Ok(Body::Single(Err(not_an_object())));
+    }
+    match serde_json::from_slice::<Envelope<'_>>(bytes) {
+        Ok(envelope) => Ok(Body::Single(check(envelope, accept_responses))),
+        Err(e) if e.is_data() => Ok(Body::Single(Err(malformed(&e)))),
+        Err(e) => Err(RpcError::parse_error(e)),
     }
 }
 
@@ -40,8 +51,29 @@ pub struct Request<'a> {
     pub id: Option<&'a RawValue>,
     /// The method name.
     pub method: Cow<'a, str>,
-    /// The parameters.
-    pub params: Params,
+    /// The parameters, unparsed: an object, an array, or absent (`null` counts as absent).
+    pub params: Option<&'a RawValue>,
+}
+
+impl<'a> Request<'a> {
+    /// The parameters as the executor takes them.
+    pub fn params(&self) -> Result<Params, RpcError> {
+        match self.params {
+            None => Ok(Params::None),
+            Some(p) if p.get().starts_with('[') => parse_params::<Vec<Value>>(p).map(Params::Positional),
+            Some(p) => parse_params::<Map<String, Value>>(p).map(Params::Named),
+        }
+    }
+
+    /// The parameters deserialised into `T`, which may borrow from the body
+    /// (`None`: absent); a mismatch is `-32602`.
+    pub fn params_as<T: Deserialize<'a>>(&self) -> Result<Option<T>, RpcError> {
+        self.params.map(parse_params).transpose()
+    }
+}
+
+fn parse_params<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Result<T, RpcError> {
+    serde_json::from_str(raw.get()).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
 }
 
 /// An invalid message: the error and the id to answer with, if readable.
@@ -49,7 +81,7 @@ pub struct Request<'a> {
 pub struct Invalid<'a> {
     /// The id to answer with (`null` when unreadable).
     pub id: Option<&'a RawValue>,
-    /// The error (`-32600`, or `-32700` for unparsable `params`).
+    /// The error (`-32600`).
     pub error: RpcError,
 }
 
@@ -85,22 +117,28 @@ pub enum Message<'a> {
     },
 }
 
-/// Parses and checks one message. Responses are recognised only when
-/// `accept_responses` is set (MCP clients may send them; `/rpc` clients not).
+/// Parses and checks one message of a batch. Responses are recognised only
+/// when `accept_responses` is set (MCP clients may send them; `/rpc` clients not).
 pub fn parse_message(raw: &RawValue, accept_responses: bool) -> Result<Message<'_>, Invalid<'_>> {
-    let invalid = |id, reason: &'static str| Invalid { id, error: RpcError::invalid_request(reason) };
     if !raw.get().starts_with('{') {
-        return Err(invalid(None, "a request must be a JSON object"));
+        return Err(not_an_object());
     }
-    let env: Envelope<'_> = match serde_json::from_str(raw.get()) {
-        Ok(env) => env,
-        Err(e) => {
-            return Err(Invalid {
-                id: None,
-                error: RpcError::invalid_request(Cow::Owned(format!("malformed request object: {e}"))),
-            });
-        }
-    };
+    match serde_json::from_str::<Envelope<'_>>(raw.get()) {
+        Ok(envelope) => check(envelope, accept_responses),
+        Err(e) => Err(malformed(&e)),
+    }
+}
+
+fn not_an_object() -> Invalid<'static> {
+    Invalid { id: None, error: RpcError::invalid_request("a request must be a JSON object") }
+}
+
+fn malformed(e: &serde_json::Error) -> Invalid<'static> {
+    Invalid { id: None, error: RpcError::invalid_request(Cow::Owned(format!("malformed request object: {e}"))) }
+}
+
+fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Invalid<'_>> {
+    let invalid = |id, reason: &'static str| Invalid { id, error: RpcError::invalid_request(reason) };
     let id = match env.id {
         Some(id) if is_valid_id(id) => Some(id),
         Some(_) => return Err(invalid(None, "`id` must be a string, a number or null")),
@@ -124,21 +162,11 @@ pub fn parse_message(raw: &RawValue, accept_responses: bool) -> Result<Message<'
         Err(_) => return Err(invalid(id, "`method` must be a string")),
     };
     let params = match env.params {
-        None => Params::None,
-        Some(p) if p.get() == "null" => Params::None,
-        Some(p) if p.get().starts_with('{') => match serde_json::from_str::<Map<String, Value>>(p.get()) {
-            Ok(map) => Params::Named(map),
-            Err(e) => {
-                return Err(Invalid { id, error: RpcError::parse_error(e) });
-            }
-        },
-        Some(p) if p.get().starts_with('[') => match serde_json::from_str::<Vec<Value>>(p.get()) {
-            Ok(list) => Params::Positional(list),
-            Err(e) => {
-                return Err(Invalid { id, error: RpcError::parse_error(e) });
-            }
-        },
-        Some(_) => return Err(invalid(id, "`params` must be an object or an array")),
+        Some(p) if p.get() == "null" => None,
+        Some(p) if !(p.get().starts_with('{') || p.get().starts_with('[')) => {
+            return Err(invalid(id, "`params` must be an object or an array"));
+        }
+        other => other,
     };
     Ok(Message::Request(Request { id, method, params }))
 }
@@ -176,6 +204,7 @@ mod tests {
     fn rejects_invalid_members() {
         assert_eq!(request(r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#), Err((None, -32600)));
         assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","params":"bar","id":3}"#), Err((Some("3".into()), -32600)));
+        assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","params":{},"params":{}}"#), Err((None, -32600)));
         assert_eq!(request(r#"{"jsonrpc":"1.0","method":"a","id":"x"}"#), Err((Some("\"x\"".into()), -32600)));
         assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","id":{}}"#), Err((None, -32600)));
         assert_eq!(request("1"), Err((None, -32600)));
@@ -183,10 +212,35 @@ mod tests {
 
     #[test]
     fn parse_errors() {
-        assert_eq!(
-            parse_body(br#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#).unwrap_err().code(),
-            -32700
-        );
-        assert!(matches!(parse_body(b"[]"), Ok(Body::Batch(v)) if v.is_empty()));
+        let code = |body: &[u8]| match parse_body(body, false) {
+            Err(e) => e.code(),
+            Ok(Body::Single(Err(invalid))) => invalid.error.code(),
+            Ok(_) => 0,
+        };
+        assert_eq!(code(br#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#), -32700);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a"} trailing"#), -32700);
+        assert_eq!(code(b" 1 "), -32600);
+        assert_eq!(code(b"1 x"), -32700);
+        assert_eq!(code(b""), -32700);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","params":{},"params":{}}"#), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","id":1}"#), 0);
+        assert!(matches!(parse_body(b" []", false), Ok(Body::Batch(v)) if v.is_empty()));
+    }
+
+    #[test]
+    fn params_stay_raw_until_asked() {
+        let Ok(Body::Single(Ok(Message::Request(r)))) =
+            parse_body(br#"{"jsonrpc":"2.0","method":"a","params":{"x":[1,2]},"id":1}"#, false)
+        else {
+            panic!("a valid request")
+        };
+        assert_eq!(r.params.map(RawValue::get), Some(r#"{"x":[1,2]}"#));
+        assert!(matches!(r.params(), Ok(Params::Named(m)) if m["x"] == serde_json::json!([1, 2])));
+        #[derive(Deserialize)]
+        struct X {
+            x: Vec<u8>,
+        }
+        assert_eq!(r.params_as::<X>().unwrap().unwrap().x, [1, 2]);
+        assert_eq!(r.params_as::<Vec<u8>>().unwrap_err().code(), -32602);
     }
 }

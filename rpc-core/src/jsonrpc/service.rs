@@ -16,7 +16,6 @@ use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode, hea
 use http_body::Body;
 use http_body_util::BodyExt;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::error::RpcError;
 use crate::executor::{Call, Execution, Executor, Transport};
@@ -170,13 +169,13 @@ impl JsonRpcService {
                 return json_response(StatusCode::BAD_REQUEST, error_body(None, &error, env));
             }
         };
-        let parsed = match envelope::parse_body(&bytes) {
+        let parsed = match envelope::parse_body(&bytes, false) {
             Ok(parsed) => parsed,
             Err(error) => return json_response(StatusCode::OK, error_body(None, &error, env)),
         };
         let (out, executions) = match parsed {
-            envelope::Body::Single(raw) => {
-                let (out, execution) = self.one(version, raw).await;
+            envelope::Body::Single(message) => {
+                let (out, execution) = self.one(version, message).await;
                 (out, execution.into_iter().collect::<Vec<_>>())
             }
             envelope::Body::Batch(items) if items.is_empty() => {
@@ -191,9 +190,9 @@ impl JsonRpcService {
                 ));
                 (Some(error_body(None, &error, env)), Vec::new())
             }
-            envelope::Body::Batch(items) => {
-                join_batch(join_all(items.into_iter().map(|raw| self.one(version, raw))).await)
-            }
+            envelope::Body::Batch(items) => join_batch(
+                join_all(items.into_iter().map(|raw| self.one(version, envelope::parse_message(raw, false)))).await,
+            ),
         };
         let mut response = match out {
             Some(bytes) => json_response(StatusCode::OK, bytes),
@@ -209,17 +208,25 @@ impl JsonRpcService {
 
     /// Handles one message: the response bytes (none for a notification)
     /// and the execution, if the method was found.
-    async fn one(&self, version: u32, raw: &RawValue) -> (Option<Vec<u8>>, Option<Execution>) {
+    async fn one(
+        &self,
+        version: u32,
+        message: Result<Message<'_>, envelope::Invalid<'_>>,
+    ) -> (Option<Vec<u8>>, Option<Execution>) {
         let env = self.inner.executor.environment();
-        let request = match envelope::parse_message(raw, false) {
+        let request = match message {
             Ok(Message::Request(request)) => request,
             Ok(Message::Response { .. }) => unreachable!("responses are not accepted here"),
             Err(invalid) => return (Some(error_body(invalid.id, &invalid.error, env)), None),
         };
+        let params = match request.params() {
+            Ok(params) => params,
+            Err(error) => return (request.id.map(|id| error_body(Some(id), &error, env)), None),
+        };
         let call = Call {
             method: &request.method,
             version,
-            params: request.params,
+            params,
             scope: self.inner.scope.as_deref(),
             transport: Transport::JsonRpc,
         };
