@@ -48,4 +48,4 @@ pub use content::{Content, ResourceContents};
 pub use endpoint::{McpEndpoint, McpEndpointBuilder};
 pub use protocol::ProtocolVersion;
 pub use rpc_macros::mcp_tool;
-pub use session::{InMemorySessionStore, Session, SessionError, SessionStore};
+pub use session::{InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};

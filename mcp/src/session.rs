@@ -6,7 +6,10 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
@@ -54,15 +57,42 @@ impl fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
+/// What a store's operations return: a value ready at once (an in-process
+/// store, without allocating) or a boxed future (a network store).
+pub enum StoreFuture<'a, T> {
+    /// Already done.
+    Ready(Option<T>),
+    /// Still to do.
+    Pending(BoxFuture<'a, T>),
+}
+
+impl<T> StoreFuture<'_, T> {
+    /// A completed operation.
+    pub fn ready(value: T) -> Self {
+        StoreFuture::Ready(Some(value))
+    }
+}
+
+impl<T: Unpin> Future for StoreFuture<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        match self.get_mut() {
+            StoreFuture::Ready(value) => Poll::Ready(value.take().expect("StoreFuture polled after completion")),
+            StoreFuture::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
 /// Where sessions live.
 pub trait SessionStore: Send + Sync + 'static {
     /// Stores a new session that expires after `ttl` without use.
-    fn create(&self, session: Session, ttl: Duration) -> BoxFuture<'_, Result<(), SessionError>>;
+    fn create(&self, session: Session, ttl: Duration) -> StoreFuture<'_, Result<(), SessionError>>;
     /// The session with this id, if it exists and has not expired; a hit
     /// extends its life by `ttl`.
-    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, Result<Option<Arc<Session>>, SessionError>>;
+    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Result<Option<Arc<Session>>, SessionError>>;
     /// Ends a session; `false` if there was none.
-    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, SessionError>>;
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionError>>;
 }
 
 /// The in-process session store.
@@ -102,7 +132,7 @@ impl InMemorySessionStore {
 }
 
 impl SessionStore for InMemorySessionStore {
-    fn create(&self, session: Session, ttl: Duration) -> BoxFuture<'_, Result<(), SessionError>> {
+    fn create(&self, session: Session, ttl: Duration) -> StoreFuture<'_, Result<(), SessionError>> {
         let result = {
             let mut map = self.lock();
             let now = Instant::now();
@@ -116,10 +146,10 @@ impl SessionStore for InMemorySessionStore {
                 Ok(())
             }
         };
-        Box::pin(std::future::ready(result))
+        StoreFuture::ready(result)
     }
 
-    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, Result<Option<Arc<Session>>, SessionError>> {
+    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Result<Option<Arc<Session>>, SessionError>> {
         let result = {
             let mut map = self.lock();
             let now = Instant::now();
@@ -135,12 +165,11 @@ impl SessionStore for InMemorySessionStore {
                 None => None,
             }
         };
-        Box::pin(std::future::ready(Ok(result)))
+        StoreFuture::ready(Ok(result))
     }
 
-    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, SessionError>> {
-        let removed = self.lock().remove(id).is_some();
-        Box::pin(std::future::ready(Ok(removed)))
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionError>> {
+        StoreFuture::ready(Ok(self.lock().remove(id).is_some()))
     }
 }
 

@@ -159,7 +159,11 @@ where
             let handled = dispatch::handle(inner, tools, version, protocol, &req).await;
             let mut out = Vec::with_capacity(256);
             write_response(&mut out, id, &handled.result, env);
-            respond(inner, mode, out, handled.execution.into_iter().collect())
+            let executions = match handled.execution {
+                Some(execution) if inner.executor.has_hooks() => vec![execution],
+                _ => Vec::new(),
+            };
+            respond(inner, mode, out, executions)
         }
         envelope::Body::Batch(items) => {
             let (session, protocol) = match session_of(inner, endpoint, &parts.headers).await {

@@ -98,16 +98,18 @@ where
         let (mut parts, body) = request.into_parts();
         let original = parts.uri.clone();
         let rest = &original.path()[prefix.len()..];
-        let path_and_query = match original.query() {
-            Some(q) => format!("{rest}?{q}"),
-            None => rest.to_owned(),
-        };
-        let path_and_query = if path_and_query.is_empty() || path_and_query.starts_with('?') {
-            format!("/{path_and_query}")
-        } else {
-            path_and_query
-        };
-        parts.uri = path_and_query.parse::<Uri>().unwrap_or_else(|_| Uri::from_static("/"));
+        let query = original.query();
+        let mut path_and_query = String::with_capacity(rest.len() + query.map_or(0, |q| q.len() + 1) + 1);
+        if rest.is_empty() {
+            path_and_query.push('/');
+        }
+        path_and_query.push_str(rest);
+        if let Some(q) = query {
+            path_and_query.push('?');
+            path_and_query.push_str(q);
+        }
+        // `TryFrom<String>` takes the buffer over instead of copying it.
+        parts.uri = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
         parts.extensions.insert(OriginalUri(original));
         let request = Request::from_parts(parts, body.map_err(Into::into).boxed());
         Box::pin(route.oneshot(request))
