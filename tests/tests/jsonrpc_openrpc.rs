@@ -49,20 +49,6 @@ fn method_names(doc: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Every `$ref` anywhere in `value`.
-fn refs(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get("$ref") {
-                out.push(r.clone());
-            }
-            map.values().for_each(|v| refs(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
-        _ => {}
-    }
-}
-
 #[tokio::test]
 async fn document_header() {
     let server = catalog().await;
@@ -156,7 +142,7 @@ async fn every_reference_resolves() {
     for path in ["/rpc", "/rpc/v2"] {
         let doc = document(&server, path).await;
         let mut found = Vec::new();
-        refs(&doc, &mut found);
+        jsonrpc_common::refs(&doc, &mut found);
         assert!(!found.is_empty(), "{path}");
         for r in found {
             let name = r

@@ -39,20 +39,6 @@ fn golden_name(version: u32, method: &str) -> String {
     format!("v{version}.{method}.json")
 }
 
-/// Every `$ref` anywhere in `value`.
-fn refs(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get("$ref") {
-                out.push(r.clone());
-            }
-            map.values().for_each(|v| refs(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
-        _ => {}
-    }
-}
-
 #[test]
 fn ping_input_schema() {
     assert_eq!(
@@ -104,7 +90,7 @@ fn schemas_are_self_contained() {
             let set = method.schemas();
             for schema in std::iter::once(&set.input).chain(set.output.iter()) {
                 let mut found = Vec::new();
-                refs(schema, &mut found);
+                jsonrpc_common::refs(schema, &mut found);
                 for r in found {
                     let name = r
                         .strip_prefix("#/$defs/")

@@ -187,3 +187,17 @@ pub fn ids(products: &Value) -> Vec<u64> {
         .map(|p| p["id"].as_u64().unwrap_or_else(|| panic!("a product has an integer id: {p}")))
         .collect()
 }
+
+/// Every `$ref` anywhere in `value`.
+pub fn refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref") {
+                out.push(r.clone());
+            }
+            map.values().for_each(|v| refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
