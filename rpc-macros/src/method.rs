@@ -190,15 +190,15 @@ pub fn parse(
         .collect();
 
     let fn_name = unraw(&item.sig.ident);
-    let (info, _) = attrs.info.unwrap_or_default_pair();
+    let info = attrs.info.map(|(info, _)| info).unwrap_or_default();
     let (name, name_span) = match &info.name {
         Some(lit) => (lit.value(), lit.span()),
         None if ctx.alias.is_empty() => (fn_name.clone(), item.sig.ident.span()),
         None => {
             let name = format!("{}{}{}", ctx.alias, ctx.separator, fn_name);
-            let span = if !is_valid_part(ctx.separator) {
+            let span = if !crate::names::all_tool_chars(ctx.separator) {
                 ctx.separator_span
-            } else if !is_valid_part(ctx.alias) {
+            } else if !crate::names::all_tool_chars(ctx.alias) {
                 ctx.alias_span
             } else {
                 item.sig.ident.span()
@@ -223,23 +223,6 @@ pub fn parse(
         tool: attrs.tool.map(|(t, _)| t).unwrap_or_default(),
         sig_span: item.sig.ident.span(),
     }))
-}
-
-trait DefaultPair<T> {
-    fn unwrap_or_default_pair(self) -> (T, Option<Attribute>);
-}
-
-impl<T: Default> DefaultPair<T> for Option<(T, Attribute)> {
-    fn unwrap_or_default_pair(self) -> (T, Option<Attribute>) {
-        match self {
-            Some((t, a)) => (t, Some(a)),
-            None => (T::default(), None),
-        }
-    }
-}
-
-fn is_valid_part(s: &str) -> bool {
-    s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
 }
 
 fn unraw(ident: &syn::Ident) -> String {

@@ -8,6 +8,17 @@ pub fn is_valid_tool_name(name: &str) -> bool {
     why_invalid(name).is_empty()
 }
 
+/// Whether `c` may appear in a tool name.
+fn is_tool_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// Whether every character of `part` (an alias or a separator) may appear
+/// in a tool name.
+pub fn all_tool_chars(part: &str) -> bool {
+    part.chars().all(is_tool_char)
+}
+
 /// Why `name` is not a valid tool name; empty if it is valid.
 pub fn why_invalid(name: &str) -> String {
     if name.is_empty() {
@@ -17,11 +28,7 @@ pub fn why_invalid(name: &str) -> String {
     if len > 128 {
         return format!("it is {len} characters long");
     }
-    let bad: Vec<String> = name
-        .chars()
-        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(|c| format!("{c:?}"))
-        .collect();
+    let bad: Vec<String> = name.chars().filter(|c| !is_tool_char(*c)).map(|c| format!("{c:?}")).collect();
     if bad.is_empty() { String::new() } else { format!("it contains {}", bad.join(", ")) }
 }
 
