@@ -21,11 +21,10 @@ use bytes::Bytes;
 use futures_util::future::join_all;
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
 use http_body::Body;
-use http_body_util::BodyExt;
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
-use rpc::jsonrpc::response::{error_body, join_batch};
+use rpc::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use rpc::server::body::{
-    BoxError, OnSent, ReadError, ResponseBody, full, json_response, read_limited, status_response,
+    BoxError, ReadError, ResponseBody, full, json_response, notify_when_sent, read_limited, status_response,
 };
 use rpc::server::route::version_from_path;
 use rpc::{Environment, Execution, RpcError};
@@ -247,14 +246,8 @@ fn not_acceptable(env: Environment) -> HttpResponse {
 
 fn write_response(out: &mut Vec<u8>, id: &RawValue, result: &Result<Vec<u8>, RpcError>, env: Environment) {
     match result {
-        Ok(body) => {
-            out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            out.extend_from_slice(id.get().as_bytes());
-            out.extend_from_slice(b",\"result\":");
-            out.extend_from_slice(body);
-            out.push(b'}');
-        }
-        Err(error) => rpc::jsonrpc::response::write_error(out, Some(id), error, env),
+        Ok(body) => write_result(out, id, body),
+        Err(error) => write_error(out, Some(id), error, env),
     }
 }
 
@@ -276,11 +269,7 @@ fn respond(inner: &Inner, mode: ResponseMode, body: Vec<u8>, executions: Vec<Exe
             response
         }
     };
-    if inner.executor.has_hooks() && !executions.is_empty() {
-        let executor = inner.executor.clone();
-        let body = std::mem::replace(response.body_mut(), rpc::server::body::empty());
-        *response.body_mut() = OnSent::new(body, move || executor.response_sent(&executions)).boxed();
-    }
+    notify_when_sent(&mut response, &inner.executor, executions);
     response
 }
 

@@ -8,12 +8,13 @@ use serde_json::value::RawValue;
 use crate::error::{Environment, RpcError};
 use crate::executor::Execution;
 
-/// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}`.
-pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &RawValue) {
+/// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}`; `result` is
+/// already-serialised JSON.
+pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &[u8]) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.get().as_bytes());
     out.extend_from_slice(b",\"result\":");
-    out.extend_from_slice(result.get().as_bytes());
+    out.extend_from_slice(result);
     out.push(b'}');
 }
 

@@ -14,7 +14,6 @@ use bytes::Bytes;
 use futures_util::future::join_all;
 use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
 use http_body::Body;
-use http_body_util::BodyExt;
 use serde_json::Value;
 
 use crate::error::RpcError;
@@ -22,7 +21,9 @@ use crate::executor::{Call, Execution, Executor, Transport};
 use crate::jsonrpc::envelope::{self, Message};
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use crate::openrpc::{self, ApiInfo};
-use crate::server::body::{BoxError, OnSent, ReadError, ResponseBody, json_response, read_limited, status_response};
+use crate::server::body::{
+    BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, status_response,
+};
 use crate::server::route::{public_url, version_from_path};
 
 /// Default request body limit: 4 MiB.
@@ -198,11 +199,7 @@ impl JsonRpcService {
             Some(bytes) => json_response(StatusCode::OK, bytes),
             None => status_response(StatusCode::NO_CONTENT),
         };
-        if inner.executor.has_hooks() && !executions.is_empty() {
-            let executor = inner.executor.clone();
-            let body = std::mem::replace(response.body_mut(), crate::server::body::empty());
-            *response.body_mut() = OnSent::new(body, move || executor.response_sent(&executions)).boxed();
-        }
+        notify_when_sent(&mut response, &inner.executor, executions);
         response
     }
 
@@ -236,7 +233,7 @@ impl JsonRpcService {
         };
         let mut out = Vec::with_capacity(128);
         match &execution.result {
-            Ok(result) => write_result(&mut out, id, result),
+            Ok(result) => write_result(&mut out, id, result.get().as_bytes()),
             Err(error) => write_error(&mut out, Some(id), error, env),
         }
         (Some(out), Some(execution))

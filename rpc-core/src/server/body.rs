@@ -10,6 +10,8 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 
+use crate::executor::{Execution, Executor};
+
 /// The body of every response the endpoints produce.
 pub type ResponseBody = BoxBody<Bytes, Infallible>;
 
@@ -70,6 +72,17 @@ where
         Err(e) if e.is::<LengthLimitError>() => Err(ReadError::TooLarge { limit }),
         Err(e) => Err(ReadError::Io(e)),
     }
+}
+
+/// Runs the executor's after-response hooks for `executions` once the body of
+/// `response` has been written (see [`OnSent`]); nothing to do without hooks.
+pub fn notify_when_sent(response: &mut Response<ResponseBody>, executor: &Executor, executions: Vec<Execution>) {
+    if !executor.has_hooks() || executions.is_empty() {
+        return;
+    }
+    let executor = executor.clone();
+    let body = std::mem::replace(response.body_mut(), empty());
+    *response.body_mut() = OnSent::new(body, move || executor.response_sent(&executions)).boxed();
 }
 
 /// A body that runs a callback once the server has written it out, for
