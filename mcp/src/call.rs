@@ -65,18 +65,13 @@ pub async fn call_tool(
     let Some(tool) = tools.get(&name) else {
         return protocol_error(RpcError::invalid_params(format!("Unknown tool: {name}")));
     };
-    let call = Call {
-        method: &name,
-        version: target.version,
-        params: Params::Named(arguments),
-        scope: Some(target.group),
-        transport: Transport::Mcp,
-    };
+    let call = Call::new(&name, target.version, Params::Named(arguments)).scope(target.group).transport(Transport::Mcp);
     let execution = executor.execute(call).await;
     let result = match (&execution.result, execution.stage) {
         (Ok(value), _) => Ok(success(tool, value, target.protocol)),
         (Err(e), Stage::Lookup | Stage::Validation) => Err(e.clone()),
-        (Err(e), Stage::Cache | Stage::Hooks | Stage::Method) => Ok(tool_error(e, executor.environment())),
+        // The method ran, or something around it refused it: a tool error the model can read.
+        (Err(e), _) => Ok(tool_error(e, executor.environment())),
     };
     CallOutcome { result, execution: Some(execution) }
 }

@@ -8,8 +8,10 @@ use serde_json::{Map, Value};
 
 use crate::protocol::ProtocolVersion;
 
-/// An icon (`serverInfo.icons`, 2025-11-25).
+/// An icon (`serverInfo.icons`, 2025-11-25): `Icon::new(src)`, then
+/// optionally [`mime_type`](Icon::mime_type) and [`size`](Icon::size).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Icon {
     /// URI of the icon.
     pub src: String,
@@ -21,8 +23,31 @@ pub struct Icon {
     pub sizes: Vec<String>,
 }
 
-/// The server's identity (`serverInfo`).
+impl Icon {
+    /// An icon at URI `src`.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon { src: src.into(), mime_type: None, sizes: Vec::new() }
+    }
+
+    /// Its MIME type, e.g. `image/png`.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// One of its sizes, e.g. `48x48` or `any`.
+    pub fn size(mut self, size: impl Into<String>) -> Self {
+        self.sizes.push(size.into());
+        self
+    }
+}
+
+/// The server's identity (`serverInfo`): `ServerInfo::new(name, version)`,
+/// then optionally [`title`](ServerInfo::title),
+/// [`description`](ServerInfo::description),
+/// [`website_url`](ServerInfo::website_url) and [`icon`](ServerInfo::icon).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ServerInfo {
     /// Programmatic name.
     pub name: String,
@@ -51,6 +76,30 @@ impl ServerInfo {
         }
     }
 
+    /// A display name (2025-06-18+).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// A description (2025-11-25+).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The project's website (2025-11-25+).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon (2025-11-25+).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
     /// `serverInfo` as revision `version` defines it.
     pub fn to_json(&self, version: ProtocolVersion) -> Value {
         let mut obj = Map::new();
@@ -76,8 +125,10 @@ impl ServerInfo {
     }
 }
 
-/// Settings of one endpoint (one API group).
+/// Settings of one endpoint (one API group), set through
+/// [`McpEndpointBuilder`](crate::McpEndpointBuilder).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct McpConfig {
     /// `serverInfo`.
     pub server_info: ServerInfo,

@@ -21,6 +21,7 @@ pub const CONTENT_MARKER: &str = "x-mcp-content";
 /// One MCP content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// Text.
     Text {
@@ -69,6 +70,7 @@ pub enum Content {
 /// The contents of an embedded resource: text or a base64 blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Text contents.
     Text {

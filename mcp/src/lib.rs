@@ -7,8 +7,6 @@
 //! MCP content blocks instead of a JSON value.
 //!
 //! ```
-//! use std::sync::Arc;
-//!
 //! rpc::api_group!(pub struct Tools => "tools", mcp = true);
 //!
 //! pub struct Clock;
@@ -23,7 +21,7 @@
 //! }
 //!
 //! let registry = rpc::Registry::builder().service(Clock).build().expect("registry");
-//! let executor = rpc::Executor::new(Arc::new(registry), rpc::Environment::Prod);
+//! let executor = rpc::Executor::new(registry, rpc::Environment::Prod);
 //! let endpoint = mcp::McpEndpoint::builder::<Tools>(executor)
 //!     .server_info(mcp::ServerInfo::new("clock", "1.0.0"))
 //!     .build();
@@ -48,4 +46,8 @@ pub use content::{Content, ResourceContents};
 pub use endpoint::{McpEndpoint, McpEndpointBuilder};
 pub use protocol::ProtocolVersion;
 pub use rpc_macros::mcp_tool;
+
+/// The runtime crate, for applications that depend on `mcp` alone:
+/// `#[mcp::rpc::service]`, `mcp::rpc::Registry`, ...
+pub use rpc;
 pub use session::{InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};

@@ -4,6 +4,7 @@ use std::fmt;
 
 /// A protocol revision served through the `initialize` handshake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum ProtocolVersion {
     /// 2024-11-05: the first dated revision.
     V2024_11_05,

@@ -13,12 +13,14 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
+use rpc::clock::{Clock, SystemClock};
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::ProtocolVersion;
 
 /// One session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Session {
     /// The id sent as `Mcp-Session-Id`: 128 random bits, hex.
     pub id: String,
@@ -31,6 +33,22 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session `id` of `endpoint` at `protocol_version`, without client info.
+    pub fn new(id: impl Into<String>, endpoint: impl Into<String>, protocol_version: ProtocolVersion) -> Self {
+        Session {
+            id: id.into(),
+            endpoint: endpoint.into(),
+            protocol_version: protocol_version.as_str().to_owned(),
+            client_info: None,
+        }
+    }
+
+    /// The session with the client's `clientInfo`.
+    pub fn with_client_info(mut self, client_info: Option<serde_json::Value>) -> Self {
+        self.client_info = client_info;
+        self
+    }
+
     /// The negotiated version, parsed.
     pub fn version(&self) -> ProtocolVersion {
         ProtocolVersion::parse(&self.protocol_version).unwrap_or(ProtocolVersion::LATEST)
@@ -39,6 +57,7 @@ impl Session {
 
 /// A session store failed (e.g. a network store is unreachable).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SessionError {
     /// The store holds as many sessions as it may.
     Full,
@@ -96,10 +115,19 @@ pub trait SessionStore: Send + Sync + 'static {
 }
 
 /// The in-process session store.
-#[derive(Debug)]
 pub struct InMemorySessionStore {
     sessions: Mutex<HashMap<String, (Arc<Session>, Instant)>>,
     max_sessions: usize,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for InMemorySessionStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InMemorySessionStore")
+            .field("sessions", &self.len())
+            .field("max_sessions", &self.max_sessions)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for InMemorySessionStore {
@@ -111,7 +139,13 @@ impl Default for InMemorySessionStore {
 impl InMemorySessionStore {
     /// A store holding at most `max_sessions` live sessions.
     pub fn new(max_sessions: usize) -> Self {
-        InMemorySessionStore { sessions: Mutex::new(HashMap::new()), max_sessions }
+        Self::with_clock(max_sessions, Arc::new(SystemClock))
+    }
+
+    /// A store that reads the time from `clock` (tests move a
+    /// [`ManualClock`](rpc::clock::ManualClock) instead of sleeping).
+    pub fn with_clock(max_sessions: usize, clock: Arc<dyn Clock>) -> Self {
+        InMemorySessionStore { sessions: Mutex::new(HashMap::new()), max_sessions, clock }
     }
 
     /// Number of stored sessions (expired ones included until purged).
@@ -135,7 +169,7 @@ impl SessionStore for InMemorySessionStore {
     fn create(&self, session: Session, ttl: Duration) -> StoreFuture<'_, Result<(), SessionError>> {
         let result = {
             let mut map = self.lock();
-            let now = Instant::now();
+            let now = self.clock.now();
             if map.len() >= self.max_sessions {
                 map.retain(|_, (_, expires)| *expires > now);
             }
@@ -152,7 +186,7 @@ impl SessionStore for InMemorySessionStore {
     fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Result<Option<Arc<Session>>, SessionError>> {
         let result = {
             let mut map = self.lock();
-            let now = Instant::now();
+            let now = self.clock.now();
             match map.get_mut(id) {
                 Some((session, expires)) if *expires > now => {
                     *expires = now + ttl;
@@ -184,22 +218,27 @@ pub fn new_session_id() -> Result<String, SessionError> {
 mod tests {
     use super::*;
 
+    use rpc::clock::ManualClock;
+
     fn session(id: &str) -> Session {
-        Session { id: id.into(), endpoint: "mcp/v1".into(), protocol_version: "2025-11-25".into(), client_info: None }
+        Session::new(id, "mcp/v1", ProtocolVersion::V2025_11_25)
     }
 
     #[tokio::test]
     async fn expires_and_slides() {
-        let store = InMemorySessionStore::new(10);
-        let ttl = Duration::from_millis(40);
+        let clock = Arc::new(ManualClock::new());
+        let store = InMemorySessionStore::with_clock(10, clock.clone());
+        let ttl = Duration::from_secs(40);
         store.create(session("a"), ttl).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(25)).await;
+        clock.advance(Duration::from_secs(25));
         assert!(store.get("a", ttl).await.unwrap().is_some(), "a hit extends the session");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-        assert!(store.get("a", ttl).await.unwrap().is_some());
-        tokio::time::sleep(Duration::from_millis(60)).await;
-        assert!(store.get("a", ttl).await.unwrap().is_none(), "idle past the ttl");
-        assert!(store.is_empty());
+        clock.advance(Duration::from_secs(25));
+        assert!(store.get("a", ttl).await.unwrap().is_some(), "50 s after creation, 25 s after the last use");
+        clock.advance(Duration::from_secs(39));
+        assert!(store.get("a", ttl).await.unwrap().is_some(), "39 s idle is within the ttl");
+        clock.advance(Duration::from_secs(40));
+        assert!(store.get("a", ttl).await.unwrap().is_none(), "idle for the whole ttl");
+        assert!(store.is_empty(), "an expired session is dropped when found");
     }
 
     #[tokio::test]

@@ -23,9 +23,27 @@ pub type ServiceInstance = Arc<dyn Any + Send + Sync>;
 /// What a method invocation produces: the result serialised once, or an error.
 pub type InvokeResult = Result<Box<RawValue>, RpcError>;
 
+/// What calling a method's invoke function returns: a sync method has
+/// already run (no future is allocated); an async one gives its future.
+pub enum Invoked {
+    /// The method ran to completion (sync methods, and calls refused while binding).
+    Ready(InvokeResult),
+    /// The method's future, still to be polled.
+    Pending(BoxFuture<'static, InvokeResult>),
+}
+
+impl std::fmt::Debug for Invoked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Invoked::Ready(result) => f.debug_tuple("Ready").field(result).finish(),
+            Invoked::Pending(_) => f.write_str("Pending(..)"),
+        }
+    }
+}
+
 /// Invokes a method on a service instance with named parameters that have
 /// already been validated against the method's input schema.
-pub type InvokeFn = fn(ServiceInstance, serde_json::Map<String, Value>) -> BoxFuture<'static, InvokeResult>;
+pub type InvokeFn = fn(&ServiceInstance, serde_json::Map<String, Value>) -> Invoked;
 
 /// Builds the schemas of a method's parameters and result with a caller-chosen
 /// generator, so that the caller decides where referenced definitions go
@@ -45,8 +63,9 @@ pub struct ServiceDescriptor {
     pub version: u32,
     /// Full method names this version removes from the previous version.
     pub removed: &'static [&'static str],
-    /// The exposed methods of the block, in declaration order.
-    pub methods: &'static [MethodDescriptor],
+    /// The methods of the block, in declaration order: `None` for a method
+    /// that a renamed `#[info(skip)]` hid after the block was expanded.
+    pub method_slots: &'static [Option<&'static MethodDescriptor>],
     /// Source file of the impl block.
     pub file: &'static str,
     /// Source line of the impl block.
@@ -97,6 +116,7 @@ pub struct ParamDescriptor {
 
 /// How a method's return value is published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OutputKind {
     /// The method returns a value with a schema.
     Value,
@@ -139,6 +159,13 @@ pub struct MethodSchemas {
     pub params: Vec<Schema>,
     /// Schema of the result, `None` for `()`.
     pub result: Option<Schema>,
+}
+
+impl ServiceDescriptor {
+    /// The exposed methods of the block, in declaration order.
+    pub fn methods(&self) -> impl Iterator<Item = &'static MethodDescriptor> + use<> {
+        self.method_slots.iter().flatten().copied()
+    }
 }
 
 inventory::collect!(ServiceDescriptor);

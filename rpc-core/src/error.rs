@@ -291,6 +291,27 @@ impl fmt::Display for RpcError {
     }
 }
 
+impl std::error::Error for RpcError {}
+
+/// An I/O error from a method is an internal error: its text (often a
+/// path) is shown in dev/test only.
+impl From<std::io::Error> for RpcError {
+    #[track_caller]
+    fn from(error: std::io::Error) -> Self {
+        let mut err = RpcError::internal(&error).with_kind("std::io::Error");
+        let mut sources = Vec::new();
+        let mut source = std::error::Error::source(&error);
+        while let Some(s) = source {
+            sources.push(s.to_string());
+            source = s.source();
+        }
+        if let Some(detail) = err.0.detail.as_mut() {
+            detail.sources = sources;
+        }
+        err
+    }
+}
+
 impl<E: ApplicationError> From<E> for RpcError {
     #[track_caller]
     fn from(error: E) -> Self {
@@ -361,6 +382,20 @@ mod tests {
             json!({"code": -32603, "message": "Internal error", "data": {"exception": "rpc::InternalError"}})
         );
         assert_eq!(err.data(Environment::Dev)["message"], "secret");
+    }
+
+    #[test]
+    fn io_errors_are_internal() {
+        fn read() -> Result<(), RpcError> {
+            Err(std::io::Error::new(std::io::ErrorKind::NotFound, "/etc/secret is missing"))?;
+            Ok(())
+        }
+        let err = read().unwrap_err();
+        assert_eq!(err.code(), code::INTERNAL_ERROR);
+        assert_eq!(err.to_json(Environment::Prod)["data"], json!({"exception": "std::io::Error"}));
+        assert_eq!(err.data(Environment::Dev)["message"], "/etc/secret is missing");
+        let as_std: &dyn std::error::Error = &err;
+        assert_eq!(as_std.to_string(), "Internal error (-32603)");
     }
 
     #[test]

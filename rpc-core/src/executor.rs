@@ -19,12 +19,13 @@ use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::descriptor::InvokeResult;
+use crate::descriptor::{InvokeResult, Invoked};
 use crate::error::{Environment, RpcError};
 use crate::registry::{Method, Registry};
 
 /// Which transport a call came through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Transport {
     /// `POST /rpc`.
     JsonRpc,
@@ -44,8 +45,10 @@ pub enum Params {
     Positional(Vec<Value>),
 }
 
-/// One call to execute.
+/// One call to execute: `Call::new(method, version, params)`, then
+/// optionally [`scope`](Call::scope) and [`transport`](Call::transport).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Call<'a> {
     /// The method name.
     pub method: &'a str,
@@ -59,8 +62,28 @@ pub struct Call<'a> {
     pub transport: Transport,
 }
 
+impl<'a> Call<'a> {
+    /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
+    pub fn new(method: &'a str, version: u32, params: Params) -> Self {
+        Call { method, version, params, scope: None, transport: Transport::JsonRpc }
+    }
+
+    /// Restricts the lookup to the methods of group `group`.
+    pub fn scope(mut self, group: &'a str) -> Self {
+        self.scope = Some(group);
+        self
+    }
+
+    /// The transport the call came through.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = transport;
+        self
+    }
+}
+
 /// What hooks see of a call.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CallInfo {
     /// Internal call id, unique per process, never exposed to clients.
     pub id: u64,
@@ -104,6 +127,7 @@ pub trait CallCache: Send + Sync + 'static {
 
 /// How far a call got through the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Stage {
     /// The method does not exist (in this version and scope).
     Lookup,
@@ -119,6 +143,7 @@ pub enum Stage {
 
 /// The outcome of one call.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Execution {
     /// The method, when the name resolved.
     pub method: Option<Arc<Method>>,
@@ -157,9 +182,9 @@ impl std::fmt::Debug for Executor {
 static CALL_IDS: AtomicU64 = AtomicU64::new(1);
 
 impl Executor {
-    /// An executor for `registry` in environment `env`.
-    pub fn new(registry: Arc<Registry>, env: Environment) -> Self {
-        Executor { registry, env, hooks: Arc::from(Vec::new()), cache: None }
+    /// An executor for `registry` (or an `Arc` of one) in environment `env`.
+    pub fn new(registry: impl Into<Arc<Registry>>, env: Environment) -> Self {
+        Executor { registry: registry.into(), env, hooks: Arc::from(Vec::new()), cache: None }
     }
 
     /// Caches results in `cache`.
@@ -221,9 +246,14 @@ impl Executor {
             return Execution { method: Some(method), result, stage: Stage::Hooks, record: None };
         }
 
-        let invoke = (method.descriptor().invoke)(method.instance().clone(), params);
-        let result = match AssertUnwindSafe(invoke).catch_unwind().await {
-            Ok(result) => result,
+        let invoke = method.descriptor().invoke;
+        let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params)));
+        let result = match invoked {
+            Ok(Invoked::Ready(result)) => result,
+            Ok(Invoked::Pending(future)) => match AssertUnwindSafe(future).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => Err(panic_error(method.name(), panic.as_ref())),
+            },
             Err(panic) => Err(panic_error(method.name(), panic.as_ref())),
         };
         if let Err(e) = &result

@@ -9,8 +9,10 @@ use serde_json::{Map, Value, json};
 use crate::registry::{Method, Registry};
 use crate::schema::{param_properties, shared_generator};
 
-/// The `info` block of the documents.
+/// The `info` block of the documents: `ApiInfo::new(title, version)`,
+/// then optionally [`description`](ApiInfo::description).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ApiInfo {
     /// API title.
     pub title: String,
@@ -18,6 +20,19 @@ pub struct ApiInfo {
     pub version: String,
     /// Description.
     pub description: Option<String>,
+}
+
+impl ApiInfo {
+    /// An API titled `title`, at application version `version`.
+    pub fn new(title: impl Into<String>, version: impl Into<String>) -> Self {
+        ApiInfo { title: title.into(), version: version.into(), description: None }
+    }
+
+    /// The API's description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
 }
 
 impl Default for ApiInfo {

@@ -121,7 +121,8 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Starts building a registry from the methods linked into this binary.
+    /// Starts building a registry: register each service instance with
+    /// [`RegistryBuilder::service`], then [`build`](RegistryBuilder::build).
     pub fn builder() -> RegistryBuilder {
         RegistryBuilder::default()
     }
@@ -156,78 +157,86 @@ impl Registry {
     }
 }
 
-/// Builds a [`Registry`]: register the service instances, then [`build`](Self::build).
+/// Builds a [`Registry`] from service instances: each `.service(x)` brings
+/// exactly the `#[rpc::service]` impl blocks of `x`'s type (all of their
+/// versions); nothing else linked into the binary is pulled in.
 #[derive(Default)]
 pub struct RegistryBuilder {
-    instances: HashMap<TypeId, ServiceInstance>,
-    services: Option<Vec<&'static ServiceDescriptor>>,
+    registered: Vec<Registered>,
+}
+
+struct Registered {
+    type_id: TypeId,
+    type_name: &'static str,
+    instance: ServiceInstance,
 }
 
 impl fmt::Debug for RegistryBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RegistryBuilder").field("instances", &self.instances.len()).finish_non_exhaustive()
+        f.debug_list().entries(self.registered.iter().map(|r| r.type_name)).finish()
     }
 }
 
 impl RegistryBuilder {
-    /// Registers a service instance; its methods run on it.
+    /// Registers a service instance: the methods of every `#[rpc::service]`
+    /// block of `T` run on it.
     pub fn service<T: Any + Send + Sync>(self, instance: T) -> Self {
         self.service_arc(Arc::new(instance))
     }
 
-    /// Registers a shared service instance.
+    /// Registers a shared service instance (e.g. one the application also
+    /// uses elsewhere).
     pub fn service_arc<T: Any + Send + Sync>(mut self, instance: Arc<T>) -> Self {
-        self.instances.insert(TypeId::of::<T>(), instance);
+        self.registered.push(Registered {
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            instance,
+        });
         self
     }
 
-    /// Uses exactly these service descriptors instead of every one linked
-    /// into the binary (useful to build several independent registries).
-    pub fn descriptors(mut self, services: impl IntoIterator<Item = &'static ServiceDescriptor>) -> Self {
-        self.services = Some(services.into_iter().collect());
-        self
-    }
-
-    /// Uses only the services declared in module `module` or below it
-    /// (e.g. `"catalog"` or `"catalog::services"`), so several applications
-    /// linked into one binary each get their own registry.
-    pub fn module(mut self, module: &str) -> Self {
-        let prefix = format!("{module}::");
-        let services = self.services.take().unwrap_or_else(|| descriptor::all_services().collect());
-        self.services = Some(services.into_iter().filter(|s| s.type_name.starts_with(&prefix)).collect());
-        self
-    }
-
-    /// Resolves every method to its service instance, builds the version
-    /// tables, schemas and validators. Reports every problem at once.
+    /// Resolves the registered types to their service blocks, builds the
+    /// version tables, schemas and validators. Reports every problem at once.
     pub fn build(self) -> Result<Registry, RegistryError> {
-        let services = self.services.unwrap_or_else(|| descriptor::all_services().collect());
         let mut problems = Vec::new();
+        let mut linked: HashMap<TypeId, Vec<&'static ServiceDescriptor>> = HashMap::new();
+        for service in descriptor::all_services() {
+            linked.entry((service.type_id)()).or_default().push(service);
+        }
 
-        // Resolve instances and build methods, per declared version.
-        let mut declared: BTreeMap<u32, Vec<(&'static ServiceDescriptor, Arc<Method>)>> = BTreeMap::new();
-        let mut removed: BTreeMap<u32, Vec<(&'static str, &'static ServiceDescriptor)>> = BTreeMap::new();
-        let mut sorted = services;
-        sorted.sort_by_key(|s| (s.version, s.file, s.line));
-        for service in sorted {
-            removed.entry(service.version).or_default().extend(service.removed.iter().map(|n| (*n, service)));
-            declared.entry(service.version).or_default();
-            if service.methods.is_empty() {
-                continue;
-            }
-            let Some(instance) = self.instances.get(&(service.type_id)()) else {
-                let names: Vec<&str> = service.methods.iter().map(|m| m.name).collect();
+        // The blocks of the registered types, each with its instance.
+        let mut instances: HashMap<TypeId, ServiceInstance> = HashMap::new();
+        let mut services: Vec<&'static ServiceDescriptor> = Vec::new();
+        for registered in self.registered {
+            if instances.contains_key(&registered.type_id) {
                 problems.push(format!(
-                    "service `{}` (declared at {}:{}) was never registered, but its methods {} need it: \
-                     call `.service(...)` with an instance when building the registry",
-                    service.type_name,
-                    service.file,
-                    service.line,
-                    names.join(", ")
+                    "`{}` is registered twice: register one instance per service type \
+                     (share one with `.service_arc(...)`)",
+                    registered.type_name
                 ));
                 continue;
+            }
+            let Some(blocks) = linked.get(&registered.type_id) else {
+                problems.push(not_a_service(registered.type_name));
+                continue;
             };
-            for descriptor in service.methods {
+            services.extend(blocks.iter().copied());
+            instances.insert(registered.type_id, registered.instance);
+        }
+        let baseless = missing_bases(&services, &linked);
+        // A block without its base is reported once, not again for each name it removes.
+        let orphaned: Vec<&str> = baseless.iter().map(|(service, _)| service.type_name).collect();
+        problems.extend(baseless.iter().map(|(_, problem)| problem.clone()));
+
+        // Build methods, per declared version.
+        let mut declared: BTreeMap<u32, Vec<(&'static ServiceDescriptor, Arc<Method>)>> = BTreeMap::new();
+        let mut removed: BTreeMap<u32, Vec<(&'static str, &'static ServiceDescriptor)>> = BTreeMap::new();
+        services.sort_by_key(|s| (s.version, s.file, s.line));
+        for service in &services {
+            removed.entry(service.version).or_default().extend(service.removed.iter().map(|n| (*n, *service)));
+            declared.entry(service.version).or_default();
+            let Some(instance) = instances.get(&(service.type_id)()) else { continue };
+            for descriptor in service.methods() {
                 let schemas = build_method_schemas(descriptor);
                 match ParamValidator::new(&schemas.input) {
                     Ok(validator) => declared.entry(service.version).or_default().push((
@@ -267,9 +276,10 @@ impl RegistryBuilder {
                         "version {version} both declares and removes `{name}` (removed by `{}` at {}:{})",
                         service.type_name, service.file, service.line
                     ));
-                } else if table.methods.remove(name).is_none() {
+                } else if table.methods.remove(name).is_none() && !orphaned.contains(&service.type_name) {
                     problems.push(format!(
-                        "version {version} removes `{name}`, which no earlier version has (removed by `{}` at {}:{})",
+                        "version {version} removes `{name}`, which no earlier registered version has \
+                         (removed by `{}` at {}:{})",
                         service.type_name, service.file, service.line
                     ));
                 }
@@ -280,6 +290,63 @@ impl RegistryBuilder {
 
         if problems.is_empty() { Ok(Registry { versions }) } else { Err(RegistryError { problems }) }
     }
+}
+
+/// Why a registered type brings no methods.
+fn not_a_service(type_name: &str) -> String {
+    let hint = match type_name.strip_prefix("alloc::sync::Arc<").and_then(|t| t.strip_suffix('>')) {
+        Some(inner) => format!(": to register a shared `{inner}`, use `.service_arc(arc)` instead of `.service(arc)`"),
+        None => ": annotate an impl block of it with `#[rpc::service]`, or register the type that has one".to_owned(),
+    };
+    format!("`{type_name}` has no `#[rpc::service]` impl block{hint}")
+}
+
+/// A later version of an API (by alias) builds on its earlier versions: a
+/// registered version-N block whose alias has no registered lower version,
+/// while such a block is linked into the binary under an unregistered type,
+/// would silently lose the inherited methods.
+fn missing_bases(
+    services: &[&'static ServiceDescriptor],
+    linked: &HashMap<TypeId, Vec<&'static ServiceDescriptor>>,
+) -> Vec<(&'static ServiceDescriptor, String)> {
+    let mut problems = Vec::new();
+    let mut reported = BTreeSet::new();
+    for service in services.iter().filter(|s| s.version > 1 && !s.alias.is_empty()) {
+        let has_base = services.iter().any(|o| o.alias == service.alias && o.version < service.version);
+        if has_base {
+            continue;
+        }
+        let mut bases: Vec<&ServiceDescriptor> = linked
+            .values()
+            .flatten()
+            .copied()
+            .filter(|o| o.alias == service.alias && o.version < service.version)
+            .collect();
+        bases.sort_by_key(|o| (o.version, o.type_name));
+        bases.dedup_by_key(|o| o.type_name);
+        if bases.is_empty() || !reported.insert((service.alias, service.version)) {
+            continue;
+        }
+        let named: Vec<String> = bases
+            .iter()
+            .map(|b| format!("version {} in `{}` ({}:{})", b.version, b.type_name, b.file, b.line))
+            .collect();
+        problems.push((
+            *service,
+            format!(
+                "`{}` ({}:{}) declares version {} of `{}`, which builds on {}, but that type is not registered, \
+             so version {} would lack the inherited methods: register it too with `.service(...)`",
+                service.type_name,
+                service.file,
+                service.line,
+                service.version,
+                service.alias,
+                named.join(" and "),
+                service.version
+            ),
+        ));
+    }
+    problems
 }
 
 /// Why the registry could not be built: every problem found.

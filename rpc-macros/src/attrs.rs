@@ -1,28 +1,177 @@
 //! The attribute arguments the macros accept, parsed with darling (which
-//! also gives "did you mean" suggestions for unknown keys).
+//! also gives "did you mean" suggestions for unknown keys). Values are
+//! typed: a value of the wrong kind says which kind the key takes.
 
 use darling::FromMeta;
 use darling::util::{Flag, PathList, PreservedStrExpr};
-use syn::{LitInt, LitStr};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, LitStr, Meta};
+
+/// The key of a `key = value` item, for messages.
+fn key_of(meta: &Meta) -> String {
+    meta.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
+}
+
+fn literal(meta: &Meta) -> Result<&Lit, darling::Error> {
+    let key = key_of(meta);
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(lit) => Ok(&lit.lit),
+            Expr::Group(group) => match &*group.expr {
+                Expr::Lit(lit) => Ok(&lit.lit),
+                other => Err(darling::Error::custom(format!("`{key}` takes a literal value")).with_span(other)),
+            },
+            other => Err(darling::Error::custom(format!("`{key}` takes a literal value")).with_span(other)),
+        },
+        Meta::Path(path) => {
+            Err(darling::Error::custom(format!("`{key}` needs a value: `{key} = ...`")).with_span(path))
+        }
+        Meta::List(list) => {
+            Err(darling::Error::custom(format!("`{key}` takes `{key} = value`, not a list")).with_span(list))
+        }
+    }
+}
+
+fn kind(lit: &Lit) -> &'static str {
+    match lit {
+        Lit::Str(_) => "a string",
+        Lit::Int(_) => "an integer",
+        Lit::Bool(_) => "a boolean",
+        Lit::Float(_) => "a number",
+        Lit::Char(_) => "a character",
+        _ => "a literal of another kind",
+    }
+}
+
+/// A string literal value (`alias = "Catalog"`).
+#[derive(Debug, Clone)]
+pub struct Str(pub LitStr);
+
+impl FromMeta for Str {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        match literal(meta)? {
+            Lit::Str(s) => Ok(Str(s.clone())),
+            other => {
+                let key = key_of(meta);
+                Err(darling::Error::custom(format!(
+                    "expected a string for `{key}`, found {}: write `{key} = \"...\"`",
+                    kind(other)
+                ))
+                .with_span(other))
+            }
+        }
+    }
+}
+
+impl Str {
+    /// The string.
+    pub fn value(&self) -> String {
+        self.0.value()
+    }
+
+    /// Where it was written.
+    pub fn span(&self) -> Span {
+        self.0.span()
+    }
+}
+
+/// A whole number from 1 (`version = 2`).
+#[derive(Debug, Clone)]
+pub struct Version {
+    pub value: u32,
+}
+
+impl FromMeta for Version {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        let key = key_of(meta);
+        match literal(meta)? {
+            Lit::Int(i) => match i.base10_parse::<u32>() {
+                Ok(value) if value >= 1 => Ok(Version { value }),
+                _ => Err(darling::Error::custom(format!("`{key}` is a whole number from 1")).with_span(i)),
+            },
+            Lit::Str(s) if s.value().parse::<u32>().is_ok() => Err(darling::Error::custom(format!(
+                "expected an integer for `{key}`, found a string: write `{key} = {}` without quotes",
+                s.value()
+            ))
+            .with_span(s)),
+            other => Err(darling::Error::custom(format!(
+                "expected an integer for `{key}`, found {}: write e.g. `{key} = 2`",
+                kind(other)
+            ))
+            .with_span(other)),
+        }
+    }
+}
+
+/// A boolean hint: `key = true`, `key = false`, or the bare `key` (true).
+#[derive(Debug, Clone, Copy)]
+pub struct Hint {
+    pub value: bool,
+    pub span: Span,
+}
+
+impl FromMeta for Hint {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        if let Meta::Path(path) = meta {
+            return Ok(Hint { value: true, span: path.span() });
+        }
+        let key = key_of(meta);
+        match literal(meta)? {
+            Lit::Bool(b) => Ok(Hint { value: b.value, span: meta.span() }),
+            Lit::Str(s) if matches!(s.value().as_str(), "true" | "false") => Err(darling::Error::custom(format!(
+                "expected a boolean for `{key}`, found a string: write `{key} = {}` without quotes",
+                s.value()
+            ))
+            .with_span(s)),
+            other => Err(darling::Error::custom(format!(
+                "expected a boolean for `{key}`, found {}: write `{key} = true` or `{key} = false`",
+                kind(other)
+            ))
+            .with_span(other)),
+        }
+    }
+}
+
+/// A path given as a string (`crate = "my_framework::rpc"`), as serde's
+/// `#[serde(crate = "...")]`.
+#[derive(Debug, Clone)]
+pub struct CratePath(pub syn::Path);
+
+impl FromMeta for CratePath {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        let Str(lit) = Str::from_meta(meta)?;
+        lit.parse::<syn::Path>().map(CratePath).map_err(|e| {
+            darling::Error::custom(format!("`crate` takes the path of the rpc crate, e.g. \"my_framework::rpc\": {e}"))
+                .with_span(&lit)
+        })
+    }
+}
 
 /// `#[rpc::service(...)]` on an impl block.
 #[derive(Debug, Default, FromMeta)]
 pub struct ServiceArgs {
     /// Method-name prefix; default: the type name. Empty: bare fn names.
     #[darling(default)]
-    pub alias: Option<LitStr>,
+    pub alias: Option<Str>,
     /// Between alias and fn name; default `.`.
     #[darling(default)]
-    pub separator: Option<LitStr>,
+    pub separator: Option<Str>,
     /// API version; default 1.
     #[darling(default)]
-    pub version: Option<LitInt>,
+    pub version: Option<Version>,
     /// API group types the methods belong to.
     #[darling(default)]
     pub groups: PathList,
     /// Full method names this version removes from the previous one.
     #[darling(default)]
     pub removed: Vec<LitStr>,
+    /// No "has no description" warning for the block's methods.
+    #[darling(default)]
+    pub undocumented: Flag,
+    /// Path of the `rpc` crate, for frameworks that re-export it.
+    #[darling(default, rename = "crate")]
+    pub krate: Option<CratePath>,
 }
 
 /// `#[rpc::info(...)]` on a method.
@@ -30,13 +179,16 @@ pub struct ServiceArgs {
 pub struct InfoArgs {
     /// Full method name, replacing `alias + separator + fn name`.
     #[darling(default)]
-    pub name: Option<LitStr>,
+    pub name: Option<Str>,
     /// Groups replacing the service's groups for this method.
     #[darling(default)]
     pub groups: Option<PathList>,
     /// Hides the method from the API.
     #[darling(default)]
     pub skip: Flag,
+    /// No "has no description" warning for this method.
+    #[darling(default)]
+    pub undocumented: Flag,
 }
 
 /// `#[mcp_tool(...)]` on a method.
@@ -44,29 +196,35 @@ pub struct InfoArgs {
 pub struct ToolArgs {
     /// Human-readable title.
     #[darling(default)]
-    pub title: Option<LitStr>,
+    pub title: Option<Str>,
     /// `readOnlyHint`.
     #[darling(default)]
-    pub read_only_hint: Option<bool>,
+    pub read_only_hint: Option<Hint>,
     /// `destructiveHint`.
     #[darling(default)]
-    pub destructive_hint: Option<bool>,
+    pub destructive_hint: Option<Hint>,
     /// `idempotentHint`.
     #[darling(default)]
-    pub idempotent_hint: Option<bool>,
+    pub idempotent_hint: Option<Hint>,
     /// `openWorldHint`.
     #[darling(default)]
-    pub open_world_hint: Option<bool>,
+    pub open_world_hint: Option<Hint>,
 }
 
 /// `#[rpc(...)]` on a parameter.
 #[derive(Debug, Default, FromMeta)]
 pub struct ParamArgs {
     /// Default value expression (of the parameter's type; a string literal
-    /// converts with `Into`).
+    /// converts with `Into`). It is an expression of the impl block:
+    /// `Self::CONST` and associated functions work.
     #[darling(default)]
     pub default: Option<PreservedStrExpr>,
     /// Parameter description (overrides the `# Arguments` entry).
     #[darling(default)]
-    pub description: Option<LitStr>,
+    pub description: Option<Str>,
+}
+
+/// The `#[mcp_tool]` hints as plain values.
+pub fn hint(h: Option<Hint>) -> Option<bool> {
+    h.map(|h| h.value)
 }

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use proc_macro2::Span;
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
 /// What a doc comment says.
@@ -13,48 +15,94 @@ use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 pub struct Docs {
     pub summary: Option<String>,
     pub description: Option<String>,
+    /// Parameter descriptions from `# Arguments`, by parameter name.
     pub arguments: BTreeMap<String, String>,
 }
 
-/// The lines of the `#[doc = "..."]` attributes.
-pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
+/// One line of a doc comment and where it was written.
+#[derive(Debug, Clone)]
+pub struct DocLine {
+    pub text: String,
+    pub span: Span,
+}
+
+impl PartialEq for DocLine {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+/// The lines of the `#[doc = "..."]` attributes, each with the span of its attribute.
+pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine> {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some((s.value(), a.span())),
                 _ => None,
             },
             _ => None,
         })
-        .flat_map(|s| s.split('\n').map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>())
+        .flat_map(|(s, span)| {
+            s.split('\n')
+                .map(|l| DocLine { text: l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned(), span })
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
-/// Parses doc lines.
-pub fn parse(lines: &[String]) -> Docs {
-    let mut body: Vec<&str> = Vec::new();
-    let mut arguments = BTreeMap::new();
+/// An `# Arguments` entry: the name it documents and where.
+#[derive(Debug, Clone)]
+pub struct ArgumentEntry {
+    pub name: String,
+    pub span: Span,
+}
+
+/// The entries of the `# Arguments` section, in order (to check that each
+/// names a parameter).
+pub fn argument_entries(lines: &[DocLine]) -> Vec<ArgumentEntry> {
+    let mut entries = Vec::new();
+    walk(lines, |line, in_arguments| {
+        if in_arguments && let Some((name, _)) = argument_item(line.text.trim()) {
+            entries.push(ArgumentEntry { name, span: line.span });
+        }
+    });
+    entries
+}
+
+/// Calls `f` with every line that is not a heading, and whether it is
+/// inside an `# Arguments` (or `# Parameters`) section.
+fn walk<'a>(lines: &'a [DocLine], mut f: impl FnMut(&'a DocLine, bool)) {
     let mut in_arguments = false;
     let mut in_code = false;
-    let mut current: Option<String> = None;
     for line in lines {
-        let trimmed = line.trim();
+        let trimmed = line.text.trim();
         if trimmed.starts_with("```") {
             in_code = !in_code;
         }
         if !in_code && trimmed.starts_with('#') {
             let heading = trimmed.trim_start_matches('#').trim();
             in_arguments = heading.eq_ignore_ascii_case("arguments") || heading.eq_ignore_ascii_case("parameters");
-            current = None;
             if in_arguments {
                 continue;
             }
         }
+        f(line, in_arguments);
+    }
+}
+
+/// Parses doc lines.
+pub fn parse(lines: &[DocLine]) -> Docs {
+    let mut body: Vec<&str> = Vec::new();
+    let mut arguments = BTreeMap::new();
+    let mut current: Option<String> = None;
+    walk(lines, |line, in_arguments| {
+        let trimmed = line.text.trim();
         if !in_arguments {
-            body.push(line);
-            continue;
+            current = None;
+            body.push(&line.text);
+            return;
         }
         if let Some((name, text)) = argument_item(trimmed) {
             arguments.insert(name.clone(), text);
@@ -66,7 +114,7 @@ pub fn parse(lines: &[String]) -> Docs {
             text.push(' ');
             text.push_str(trimmed);
         }
-    }
+    });
     let text = body.join("\n");
     let text = text.trim();
     let (summary, rest) = match text.find("\n\n") {
@@ -101,8 +149,8 @@ fn argument_item(line: &str) -> Option<(String, String)> {
 mod tests {
     use super::*;
 
-    fn lines(s: &str) -> Vec<String> {
-        s.lines().map(str::to_owned).collect()
+    fn lines(s: &str) -> Vec<DocLine> {
+        s.lines().map(|l| DocLine { text: l.to_owned(), span: Span::call_site() }).collect()
     }
 
     #[test]
@@ -134,6 +182,15 @@ mod tests {
         let d = parse(&doc_lines(&attrs));
         assert_eq!(d.summary.as_deref(), Some("Get one."));
         assert_eq!(d.description.as_deref(), Some("More."));
+    }
+
+    #[test]
+    fn entries_of_the_arguments_section_only() {
+        let entries = argument_entries(&lines(
+            "Text.\n\n* `x` - not an argument\n\n# Arguments\n* `a` - A\n  more\n- `b`: B\n\n# Errors\n* `c` - no",
+        ));
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
     }
 
     #[test]

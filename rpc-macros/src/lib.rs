@@ -1,18 +1,22 @@
-//! Procedural macros behind `rpc-core` (imported as `rpc`) and `mcp`.
+//! Procedural macros behind `rpc-core` (library `rpc`) and `mcp`.
 //!
 //! Use them through those crates: `#[rpc::service]`, `#[rpc::info]` and
-//! `#[mcp::mcp_tool]`. Generated code refers to `::rpc::__private`, so the
-//! application depends on `rpc-core` under its library name `rpc`.
+//! `#[mcp::mcp_tool]`. The generated code finds `rpc-core` under whatever
+//! name the application's `Cargo.toml` gives it (a renamed dependency, or
+//! `mcp::rpc` when only `mcp` is a dependency); `#[rpc::service(crate =
+//! "...")]` names it explicitly, for frameworks that re-export it.
 
 mod attrs;
+mod codegen;
+mod deferred;
 mod docs;
 mod errors;
+mod krate;
 mod method;
 mod names;
 mod service;
 
 use proc_macro::TokenStream;
-use quote::quote;
 
 /// Publishes the `pub fn name(&self, ...)` methods of an inherent impl block
 /// as RPC methods.
@@ -20,9 +24,10 @@ use quote::quote;
 /// Keys: `alias = "Catalog"` (default: the type name; `""` gives bare fn
 /// names), `separator = "."`, `version = 1`, `groups(GroupType, ...)` (types
 /// implementing `rpc::ApiGroup`), `removed("Catalog.old", ...)` (names this
-/// version drops from the previous one).
+/// version drops from the previous one), `undocumented` (no warning for
+/// methods without a description), `crate = "path::to::rpc"`.
 ///
-/// Per method: `#[rpc::info(name = "...", groups(...), skip)]`,
+/// Per method: `#[rpc::info(name = "...", groups(...), skip, undocumented)]`,
 /// `#[mcp_tool(...)]`; per parameter: `#[rpc(default = expr, description = "...")]`.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -31,10 +36,11 @@ pub fn service(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Per-method settings inside an `#[rpc::service]` impl block:
 /// `name = "..."` (the full method name), `groups(...)` (replaces the
-/// service's groups), `skip` (hides the method from the API).
+/// service's groups), `skip` (hides the method from the API),
+/// `undocumented` (no warning when the method has no description).
 #[proc_macro_attribute]
 pub fn info(args: TokenStream, item: TokenStream) -> TokenStream {
-    outside_service("#[rpc::info]", args, item)
+    deferred::fold_or_refuse("info", "#[rpc::info]", args.into(), item.into()).into()
 }
 
 /// MCP tool annotations on a method inside an `#[rpc::service]` impl block:
@@ -43,18 +49,13 @@ pub fn info(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Unset hints are left out of the tool's `annotations`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    outside_service("#[mcp_tool]", args, item)
+    deferred::fold_or_refuse("tool", "#[mcp_tool]", args.into(), item.into()).into()
 }
 
-/// The attribute macros above only do something inside `#[rpc::service]`,
-/// which consumes them. Reaching here means they were used elsewhere
-/// (or in the marker form the service macro emits to keep imports used).
-fn outside_service(name: &str, args: TokenStream, item: TokenStream) -> TokenStream {
-    if args.to_string() == "__rpc_service" {
-        return TokenStream::new();
-    }
-    let item2: proc_macro2::TokenStream = item.into();
-    let message = format!("{name} only works on a method inside an `#[rpc::service]` impl block");
-    let error = syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error();
-    quote!(#error #item2).into()
+/// The per-method marker `#[rpc::service]` leaves on methods whose other
+/// attribute macros must expand first. Not public API.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn __rpc_method(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::expand(args.into(), item.into()).into()
 }

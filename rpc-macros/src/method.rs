@@ -1,83 +1,142 @@
-//! One exposed method: parsed from an `fn` item, then turned into the
-//! descriptor, parameter struct, schema builder and invoker.
+//! One method of a service block: its attributes, and the model the code
+//! generator works from.
+//!
+//! The same analysis runs in two places: in `#[rpc::service]` for methods
+//! whose attributes it recognises by path, and in the per-method
+//! `__rpc_method` attribute for methods that carry other attribute macros
+//! (a renamed `use mcp::mcp_tool as tool`, `#[tracing::instrument]`, ...),
+//! which must expand first.
 
 use darling::FromMeta;
+use darling::ast::NestedMeta;
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::quote;
 use syn::spanned::Spanned;
-use syn::visit_mut::VisitMut;
 use syn::{Attribute, Expr, FnArg, ImplItemFn, Lit, LitStr, Pat, ReturnType, Type, Visibility};
 
-use crate::attrs::{InfoArgs, ParamArgs, ToolArgs};
+use crate::attrs::{self, InfoArgs, ParamArgs, ToolArgs};
 use crate::docs;
 use crate::errors::Errors;
+use crate::krate::Krate;
 
-/// Attributes the service macro consumes from methods.
-pub struct MethodAttrs {
-    pub info: Option<(InfoArgs, Attribute)>,
-    pub tool: Option<(ToolArgs, Attribute)>,
+/// Settings a method inherits from its `#[rpc::service]` block.
+#[derive(Clone)]
+pub struct ServiceCtx {
+    pub krate: Krate,
+    /// The alias, with the span of where it came from (the `alias` literal, or the type).
+    pub alias: LitStr,
+    /// The separator, with its span (call site when defaulted).
+    pub separator: LitStr,
+    pub groups: Vec<syn::Path>,
+    pub undocumented: bool,
 }
 
-/// Whether `attr` is `#[rpc::info]` / `#[info]`.
-fn is_info(attr: &Attribute) -> bool {
-    path_ends_with(attr, "info", &["rpc"])
+/// `#[rpc::info]` / `#[mcp_tool]` arguments of one method, as tokens,
+/// each with the span of the attribute it was written in.
+#[derive(Default)]
+pub struct RawAttrs {
+    pub info: Vec<(Span, TokenStream)>,
+    pub tool: Vec<(Span, TokenStream)>,
 }
 
-/// Whether `attr` is `#[mcp_tool]` / `#[mcp::mcp_tool]`.
-fn is_tool(attr: &Attribute) -> bool {
-    path_ends_with(attr, "mcp_tool", &["mcp", "rpc"])
-}
-
-fn path_ends_with(attr: &Attribute, last: &str, parents: &[&str]) -> bool {
-    let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
-    match segments.as_slice() {
-        [one] => one == last,
-        [parent, one] => one == last && parents.contains(&parent.as_str()),
-        _ => false,
-    }
-}
-
-/// Removes and parses `#[rpc::info]` and `#[mcp_tool]` from `attrs`.
-/// Single-segment paths (which rely on a `use`) are recorded in `imported`
-/// so the expansion can keep those imports used.
-pub fn take_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors, imported: &mut Vec<syn::Path>) -> MethodAttrs {
-    let mut out = MethodAttrs { info: None, tool: None };
-    let mut kept = Vec::with_capacity(attrs.len());
-    for attr in attrs.drain(..) {
-        if (is_info(&attr) || is_tool(&attr)) && attr.path().segments.len() == 1 {
-            imported.push(attr.path().clone());
-        }
-        if is_info(&attr) {
-            if out.info.is_some() {
-                errors.push(syn::Error::new_spanned(&attr, "duplicate `#[rpc::info]` attribute"));
-                continue;
-            }
-            let args = parse_meta_args::<InfoArgs>(&attr, errors);
-            out.info = Some((args, attr));
-        } else if is_tool(&attr) {
-            if out.tool.is_some() {
-                errors.push(syn::Error::new_spanned(&attr, "duplicate `#[mcp_tool]` attribute"));
-                continue;
-            }
-            let args = parse_meta_args::<ToolArgs>(&attr, errors);
-            out.tool = Some((args, attr));
+/// Removes from `attrs` the `#[rpc::info]` and `#[mcp_tool]` attributes the
+/// service macro recognises by their path (under the crates' names as the
+/// manifest gives them). Single-segment paths, which rely on a `use`, are
+/// recorded in `imported` so the expansion can keep those imports used.
+pub fn take_known_attrs(attrs: &mut Vec<Attribute>, krate: &Krate, imported: &mut Vec<syn::Path>) -> RawAttrs {
+    let mut raw = RawAttrs::default();
+    attrs.retain(|attr| {
+        let path = attr.path();
+        let slot = if krate.is_rpc_attr(path, "info") {
+            &mut raw.info
+        } else if krate.is_mcp_attr(path, "mcp_tool") {
+            &mut raw.tool
         } else {
-            kept.push(attr);
+            return true;
+        };
+        if path.segments.len() == 1 {
+            imported.push(path.clone());
         }
+        let tokens = match &attr.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream::new(),
+        };
+        // The attribute's name (its last segment) is where errors about it point.
+        let span = path.segments.last().map_or_else(|| path.span(), |s| s.ident.span());
+        slot.push((span, tokens));
+        false
+    });
+    raw
+}
+
+/// Attributes the compiler itself defines: anything else on a method may
+/// be an attribute macro (possibly one of ours under another name) that
+/// must expand before the method is analysed.
+pub fn is_foreign_macro(attr: &Attribute) -> bool {
+    const BUILTIN: &[&str] = &[
+        "doc",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "deprecated",
+        "must_use",
+        "inline",
+        "cold",
+        "track_caller",
+        "cfg",
+        "cfg_attr",
+        "no_mangle",
+        "export_name",
+        "link_section",
+        "target_feature",
+        "optimize",
+    ];
+    const TOOLS: &[&str] = &["rustfmt", "clippy", "diagnostic", "rustdoc"];
+    let path = attr.path();
+    match path.segments.first() {
+        Some(first) if path.segments.len() == 1 => !BUILTIN.iter().any(|b| first.ident == b),
+        Some(first) => !TOOLS.iter().any(|t| first.ident == t),
+        None => false,
     }
-    *attrs = kept;
+}
+
+/// Parsed `#[rpc::info]` / `#[mcp_tool]` arguments.
+#[derive(Default)]
+pub struct MethodAttrs {
+    pub info: Option<(InfoArgs, Span)>,
+    pub tool: Option<(ToolArgs, Span)>,
+}
+
+/// Parses raw attribute arguments; duplicates are errors.
+pub fn parse_attrs(raw: RawAttrs, errors: &mut Errors) -> MethodAttrs {
+    let mut out = MethodAttrs::default();
+    for (i, (span, tokens)) in raw.info.into_iter().enumerate() {
+        if i > 0 {
+            errors.push(syn::Error::new(span, "duplicate `#[rpc::info]` attribute: merge it into the first one"));
+            continue;
+        }
+        out.info = Some((parse_args(tokens, errors), span));
+    }
+    for (i, (span, tokens)) in raw.tool.into_iter().enumerate() {
+        if i > 0 {
+            errors.push(syn::Error::new(span, "duplicate `#[mcp_tool]` attribute: merge it into the first one"));
+            continue;
+        }
+        out.tool = Some((parse_args(tokens, errors), span));
+    }
     out
 }
 
-fn parse_meta_args<T: FromMeta + Default>(attr: &Attribute, errors: &mut Errors) -> T {
-    let result = match &attr.meta {
-        syn::Meta::Path(_) => T::from_list(&[]),
-        meta => T::from_meta(meta),
-    };
-    result.unwrap_or_else(|e| {
-        errors.push_darling(e);
-        T::default()
-    })
+fn parse_args<T: FromMeta + Default>(tokens: TokenStream, errors: &mut Errors) -> T {
+    match NestedMeta::parse_meta_list(tokens).map_err(darling::Error::from).and_then(|list| T::from_list(&list)) {
+        Ok(args) => args,
+        Err(e) => {
+            errors.push_darling(e);
+            T::default()
+        }
+    }
 }
 
 /// One parameter.
@@ -87,6 +146,15 @@ pub struct Param {
     pub default: Option<Expr>,
     pub description: Option<String>,
     pub optional: bool,
+}
+
+/// A method's return type.
+pub enum Output {
+    /// No return type or `()`.
+    Unit,
+    /// Any other type: a `Result` (by meaning, decided by the generated
+    /// code) or a plain value.
+    Typed(Type),
 }
 
 /// One exposed method.
@@ -103,19 +171,11 @@ pub struct Method {
     pub deprecated: Option<String>,
     pub tool: ToolArgs,
     pub sig_span: Span,
+    /// No warning when the method has no description.
+    pub undocumented: bool,
 }
 
-/// A method's return type.
-pub enum Output {
-    /// No return type or `()`.
-    Unit,
-    /// `Result<T, E>` (detected by the last path segment `Result`).
-    Fallible(Type),
-    /// Any other type.
-    Value(Type),
-}
-
-/// What the service macro decided about an `fn` in the impl block.
+/// What the analysis decided about an `fn` of the impl block.
 pub enum Exposure {
     /// Not part of the API (private helper, constructor, `#[rpc::info(skip)]`).
     Hidden,
@@ -123,45 +183,55 @@ pub enum Exposure {
     Exposed(Box<Method>),
 }
 
-/// Settings inherited from `#[rpc::service]`.
-pub struct ServiceCtx<'a> {
-    pub self_ty: &'a Type,
-    pub alias: &'a str,
-    pub alias_span: Span,
-    pub separator: &'a str,
-    pub separator_span: Span,
-    pub groups: &'a [syn::Path],
+/// Whether `item` is a candidate RPC method: `pub`, with a receiver.
+pub fn is_candidate(item: &ImplItemFn) -> bool {
+    matches!(item.vis, Visibility::Public(_)) && item.sig.receiver().is_some()
 }
 
-/// Parses one `fn` of the impl block, stripping the attributes the macro owns.
-pub fn parse(
-    item: &mut ImplItemFn,
-    ctx: &ServiceCtx<'_>,
-    errors: &mut Errors,
-    imported: &mut Vec<syn::Path>,
-) -> Exposure {
-    let attrs = take_attrs(&mut item.attrs, errors, imported);
+/// Analyses one `fn` of the impl block, stripping the parameter attributes.
+pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, errors: &mut Errors) -> Exposure {
     let skip = attrs.info.as_ref().is_some_and(|(i, _)| i.skip.is_present());
     let is_pub = matches!(item.vis, Visibility::Public(_));
     let receiver = item.sig.receiver().cloned();
-    let annotated = attrs.info.as_ref().map(|(_, a)| a).or(attrs.tool.as_ref().map(|(_, a)| a));
+    let annotated = attrs.info.as_ref().map(|(_, s)| *s).or(attrs.tool.as_ref().map(|(_, s)| *s));
 
+    if let Some((info, _)) = &attrs.info
+        && skip
+    {
+        let others = [
+            info.name.as_ref().map(|n| ("name", n.span())),
+            info.groups.as_ref().map(|g| ("groups", g.first().map_or(Span::call_site(), Spanned::span))),
+            info.undocumented.is_present().then(|| ("undocumented", info.undocumented.span())),
+        ];
+        for (key, span) in others.into_iter().flatten() {
+            errors.push(syn::Error::new(
+                span,
+                format!("`{key}` has no effect on a method hidden with `skip`: remove `{key}`, or `skip`"),
+            ));
+        }
+        if let Some((_, span)) = &attrs.tool {
+            errors.push(syn::Error::new(
+                *span,
+                "`#[mcp_tool]` on a method hidden with `#[rpc::info(skip)]`: it is not a tool; remove one of them",
+            ));
+        }
+    }
     if skip {
-        strip_param_attrs(item, errors, false);
+        strip_param_attrs(item, &ctx.krate, errors, false);
         return Exposure::Hidden;
     }
     if !is_pub || receiver.is_none() {
-        if let Some(attr) = annotated {
+        if let Some(span) = annotated {
             let why = if is_pub { "it has no `&self` receiver" } else { "it is not `pub`" };
-            errors.push(syn::Error::new_spanned(
-                attr,
+            errors.push(syn::Error::new(
+                span,
                 format!(
                     "`{}` is not an RPC method because {why}; only `pub fn name(&self, ...)` methods are exposed",
                     item.sig.ident
                 ),
             ));
         }
-        strip_param_attrs(item, errors, false);
+        strip_param_attrs(item, &ctx.krate, errors, false);
         return Exposure::Hidden;
     }
     if let Some(receiver) = &receiver
@@ -179,36 +249,29 @@ pub fn parse(
 
     let doc_lines = docs::doc_lines(&item.attrs);
     let docs = docs::parse(&doc_lines);
-    let params = strip_param_attrs(item, errors, true)
-        .into_iter()
-        .map(|mut p| {
-            if p.description.is_none() {
-                p.description = docs.arguments.get(&p.name).cloned();
-            }
-            p
-        })
-        .collect();
+    let mut params = strip_param_attrs(item, &ctx.krate, errors, true);
+    check_argument_docs(&doc_lines, &params, &item.sig.ident, errors);
+    for p in &mut params {
+        if p.description.is_none() {
+            p.description = docs.arguments.get(&p.name).cloned();
+        }
+    }
 
     let fn_name = unraw(&item.sig.ident);
     let info = attrs.info.map(|(info, _)| info).unwrap_or_default();
-    let (name, name_span) = match &info.name {
-        Some(lit) => (lit.value(), lit.span()),
-        None if ctx.alias.is_empty() => (fn_name.clone(), item.sig.ident.span()),
-        None => {
-            let name = format!("{}{}{}", ctx.alias, ctx.separator, fn_name);
-            let span = if !crate::names::all_tool_chars(ctx.separator) {
-                ctx.separator_span
-            } else if !crate::names::all_tool_chars(ctx.alias) {
-                ctx.alias_span
-            } else {
-                item.sig.ident.span()
-            };
-            (name, span)
-        }
-    };
-    let groups = match info.groups {
+    let (name, name_span) = method_name(&info, ctx, &fn_name, item.sig.ident.span());
+    let groups = match &info.groups {
         Some(list) => list.iter().cloned().collect(),
-        None => ctx.groups.to_vec(),
+        None => ctx.groups.clone(),
+    };
+    let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
+    check_hints(&tool, errors);
+    let output = match output_of(&item.sig.output) {
+        Ok(output) => output,
+        Err(e) => {
+            errors.push(e);
+            Output::Unit
+        }
     };
     Exposure::Exposed(Box::new(Method {
         ident: item.sig.ident.clone(),
@@ -217,22 +280,92 @@ pub fn parse(
         groups,
         is_async: item.sig.asyncness.is_some(),
         params,
-        output: output_of(&item.sig.output, ctx.self_ty),
+        output,
         docs,
         deprecated: deprecation(&item.attrs),
-        tool: attrs.tool.map(|(t, _)| t).unwrap_or_default(),
+        tool,
         sig_span: item.sig.ident.span(),
+        undocumented: ctx.undocumented || info.undocumented.is_present(),
     }))
 }
 
-fn unraw(ident: &syn::Ident) -> String {
+/// The full name and the span of what made it: the `name` literal, or
+/// whichever of separator, alias and fn name breaks the tool-name rule
+/// (a name too long because of its alias points at the alias).
+fn method_name(info: &InfoArgs, ctx: &ServiceCtx, fn_name: &str, ident_span: Span) -> (String, Span) {
+    if let Some(lit) = &info.name {
+        return (lit.value(), lit.span());
+    }
+    let alias = ctx.alias.value();
+    if alias.is_empty() {
+        return (fn_name.to_owned(), ident_span);
+    }
+    let separator = ctx.separator.value();
+    let name = format!("{alias}{separator}{fn_name}");
+    let span = if !crate::names::all_tool_chars(&separator) {
+        ctx.separator.span()
+    } else if !crate::names::all_tool_chars(&alias) {
+        ctx.alias.span()
+    } else if name.chars().count() > crate::names::MAX_LEN && fn_name.chars().count() <= crate::names::MAX_LEN {
+        if alias.chars().count() >= separator.chars().count() { ctx.alias.span() } else { ctx.separator.span() }
+    } else {
+        ident_span
+    };
+    (name, span)
+}
+
+/// A read-only tool cannot also be destructive.
+fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
+    if let (Some(ro), Some(de)) = (tool.read_only_hint, tool.destructive_hint)
+        && ro.value
+        && de.value
+    {
+        errors.push(syn::Error::new(
+            de.span,
+            "a read-only tool cannot be destructive: `destructive_hint` only applies when `read_only_hint` is false; \
+             remove one of them",
+        ));
+    }
+}
+
+/// Every `# Arguments` entry must name a parameter: a typo there would
+/// silently drop a description.
+fn check_argument_docs(lines: &[docs::DocLine], params: &[Param], fn_ident: &syn::Ident, errors: &mut Errors) {
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    for entry in docs::argument_entries(lines) {
+        if names.contains(&entry.name.as_str()) {
+            continue;
+        }
+        let suggestion = names
+            .iter()
+            .map(|n| (strsim::jaro_winkler(n, &entry.name), *n))
+            .filter(|(score, _)| *score > 0.8)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| format!("; did you mean `{n}`?"))
+            .unwrap_or_default();
+        let list = if names.is_empty() {
+            "it takes none".to_owned()
+        } else {
+            format!("its parameters are {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+        };
+        errors.push(syn::Error::new(
+            entry.span,
+            format!(
+                "`# Arguments` documents `{}`, which is not a parameter of `{fn_ident}` ({list}){suggestion}",
+                entry.name
+            ),
+        ));
+    }
+}
+
+pub fn unraw(ident: &syn::Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-/// Strips `#[rpc(...)]` from the parameters; when `collect`, also checks
-/// and returns them.
-fn strip_param_attrs(item: &mut ImplItemFn, errors: &mut Errors, collect: bool) -> Vec<Param> {
+/// Strips the inert `#[rpc(...)]` attributes from the parameters; when
+/// `collect`, also checks and returns the parameters.
+fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Errors, collect: bool) -> Vec<Param> {
     let mut params = Vec::new();
     for arg in item.sig.inputs.iter_mut() {
         let FnArg::Typed(pat_type) = arg else {
@@ -242,13 +375,17 @@ fn strip_param_attrs(item: &mut ImplItemFn, errors: &mut Errors, collect: bool) 
         let mut seen = false;
         let mut kept = Vec::new();
         for attr in pat_type.attrs.drain(..) {
-            if attr.path().is_ident("rpc") {
+            if krate.is_param_attr(attr.path()) {
                 if seen {
                     errors.push(syn::Error::new_spanned(&attr, "duplicate `#[rpc(...)]` on a parameter"));
                     continue;
                 }
                 seen = true;
-                args = parse_meta_args::<ParamArgs>(&attr, errors);
+                let tokens = match &attr.meta {
+                    syn::Meta::List(list) => list.tokens.clone(),
+                    _ => TokenStream::new(),
+                };
+                args = parse_args::<ParamArgs>(tokens, errors);
             } else {
                 kept.push(attr);
             }
@@ -296,29 +433,29 @@ fn strip_param_attrs(item: &mut ImplItemFn, errors: &mut Errors, collect: bool) 
     params
 }
 
+/// Whether the parameter may be left out without a default: `Option<T>`
+/// (the schema marks it optional, `null` binds as `None`).
 fn is_option(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| s.ident == "Option")
-}
-
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
-        Type::Group(g) => last_segment(&g.elem),
-        Type::Paren(p) => last_segment(&p.elem),
-        _ => None,
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| s.ident == "Option"),
+        Type::Group(g) => is_option(&g.elem),
+        Type::Paren(p) => is_option(&p.elem),
+        _ => false,
     }
 }
 
-fn output_of(output: &ReturnType, self_ty: &Type) -> Output {
+fn output_of(output: &ReturnType) -> syn::Result<Output> {
     let ReturnType::Type(_, ty) = output else {
-        return Output::Unit;
+        return Ok(Output::Unit);
     };
-    let mut ty = (**ty).clone();
-    ReplaceSelf(self_ty).visit_type_mut(&mut ty);
-    match &ty {
-        Type::Tuple(t) if t.elems.is_empty() => Output::Unit,
-        _ if last_segment(&ty).is_some_and(|s| s.ident == "Result") => Output::Fallible(ty),
-        _ => Output::Value(ty),
+    match &**ty {
+        Type::Tuple(t) if t.elems.is_empty() => Ok(Output::Unit),
+        Type::ImplTrait(t) => Err(syn::Error::new_spanned(
+            t,
+            "`impl Trait` return types are not supported in RPC methods: the result needs a nameable type \
+             for its JSON Schema",
+        )),
+        ty => Ok(Output::Typed(ty.clone())),
     }
 }
 
@@ -346,225 +483,10 @@ fn deprecation(attrs: &[Attribute]) -> Option<String> {
     Some(note.unwrap_or_default())
 }
 
-/// Replaces `Self` with the service type in parameter and return types.
-pub struct ReplaceSelf<'a>(pub &'a Type);
-
-impl VisitMut for ReplaceSelf<'_> {
-    fn visit_type_mut(&mut self, ty: &mut Type) {
-        if let Type::Path(p) = ty
-            && p.qself.is_none()
-            && p.path.is_ident("Self")
-        {
-            *ty = self.0.clone();
-            return;
-        }
-        syn::visit_mut::visit_type_mut(self, ty);
-    }
-}
-
-fn opt_str(s: Option<&str>) -> TokenStream {
-    match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-fn opt_bool(b: Option<bool>) -> TokenStream {
-    match b {
+/// `attrs::hint` re-exported for the generator.
+pub fn hint(h: Option<attrs::Hint>) -> TokenStream {
+    match attrs::hint(h) {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
-    }
-}
-
-impl Method {
-    /// The items generated for this method (inside the service's const
-    /// block) and the descriptor expression.
-    pub fn expand(&self, index: usize, self_ty: &Type) -> (TokenStream, TokenStream) {
-        let name = &self.name;
-        let fn_name = unraw(&self.ident);
-        let ident = &self.ident;
-        let invoke_fn = format_ident!("__rpc_invoke_{}", index);
-        let schemas_fn = format_ident!("__rpc_schemas_{}", index);
-
-        let mut items = TokenStream::new();
-        let mut param_descs = Vec::new();
-        let mut param_schemas = Vec::new();
-        let mut bindings = Vec::new();
-        let mut args = Vec::new();
-        for (pi, p) in self.params.iter().enumerate() {
-            let mut ty = p.ty.clone();
-            ReplaceSelf(self_ty).visit_type_mut(&mut ty);
-            let var = format_ident!("__p{}", pi);
-            let pname = &p.name;
-            let span = p.ty.span();
-            items.extend(quote_spanned! {span=>
-                const _: () = __rpc::assert_param::<#ty>();
-            });
-            let (default_fn_arg, default_desc) = match &p.default {
-                Some(expr) => {
-                    let default_fn = format_ident!("__rpc_default_{}_{}", index, pi);
-                    let default_json = format_ident!("__rpc_default_json_{}_{}", index, pi);
-                    let value = match expr {
-                        Expr::Lit(syn::ExprLit { lit: Lit::Str(_), .. }) => {
-                            quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
-                        }
-                        _ => quote!(#expr),
-                    };
-                    items.extend(quote! {
-                        #[allow(clippy::useless_conversion)]
-                        fn #default_fn() -> #ty {
-                            let __value: #ty = #value;
-                            __value
-                        }
-                        fn #default_json() -> __rpc::serde_json::Value {
-                            __rpc::default_value(#default_fn())
-                        }
-                    });
-                    (
-                        quote!(::core::option::Option::Some(#default_fn)),
-                        quote!(::core::option::Option::Some(#default_json)),
-                    )
-                }
-                None => (quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
-            };
-            bindings.push(quote_spanned! {span=>
-                let #var: #ty = __rpc::param(#name, &mut params, #pname, #default_fn_arg)?;
-            });
-            let required = p.default.is_none() && !p.optional;
-            let description = opt_str(p.description.as_deref());
-            param_descs.push(quote! {
-                __rpc::ParamDescriptor { name: #pname, description: #description, required: #required, default: #default_desc }
-            });
-            param_schemas.push(quote_spanned!(span=> generator.subschema_for::<#ty>()));
-            args.push(quote!(#var));
-        }
-
-        let call = if self.is_async {
-            quote_spanned!(self.sig_span=> __svc.#ident(#(#args),*).await)
-        } else {
-            quote_spanned!(self.sig_span=> __svc.#ident(#(#args),*))
-        };
-        let (finish, result_schema, output_kind) = match &self.output {
-            Output::Unit => (
-                quote!(let () = #call; __rpc::output(&())),
-                quote!(::core::option::Option::None),
-                quote!(__rpc::OutputKind::Unit),
-            ),
-            Output::Value(ty) => (
-                quote_spanned!(ty.span()=> let __out: #ty = #call; __rpc::output(&__out)),
-                quote_spanned!(ty.span()=> ::core::option::Option::Some(generator.subschema_for::<#ty>())),
-                quote!(__rpc::OutputKind::Value),
-            ),
-            Output::Fallible(ty) => {
-                let ok = quote_spanned!(ty.span()=> <#ty as __rpc::Fallible>::Ok);
-                (
-                    quote_spanned! {ty.span()=>
-                        let __out: #ty = #call;
-                        let __out: #ok = __rpc::Fallible::into_rpc(__out)?;
-                        __rpc::output(&__out)
-                    },
-                    quote_spanned!(ty.span()=> ::core::option::Option::Some(generator.subschema_for::<#ok>())),
-                    quote!(__rpc::OutputKind::Value),
-                )
-            }
-        };
-        let output_check = match &self.output {
-            Output::Unit => quote!(),
-            Output::Value(ty) => {
-                quote_spanned!(ty.span()=> const _: () = __rpc::assert_output::<#ty>();)
-            }
-            Output::Fallible(ty) => quote_spanned! {ty.span()=>
-                const _: () = __rpc::assert_output::<<#ty as __rpc::Fallible>::Ok>();
-            },
-        };
-        let is_unit_output = matches!(self.output, Output::Unit);
-        let result_schema = if is_unit_output { quote!(::core::option::Option::None) } else { result_schema };
-
-        items.extend(quote! {
-            #output_check
-
-            #[allow(deprecated, clippy::unit_arg, clippy::let_unit_value)]
-            fn #invoke_fn(
-                instance: __rpc::ServiceInstance,
-                #[allow(unused_mut, unused_variables)]
-                mut params: __rpc::serde_json::Map<::std::string::String, __rpc::serde_json::Value>,
-            ) -> __rpc::BoxFuture<'static, __rpc::InvokeResult> {
-                ::std::boxed::Box::pin(async move {
-                    let __svc = __rpc::downcast::<#self_ty>(instance)?;
-                    #(#bindings)*
-                    #finish
-                })
-            }
-
-            fn #schemas_fn(generator: &mut __rpc::schemars::SchemaGenerator) -> __rpc::MethodSchemas {
-                __rpc::MethodSchemas {
-                    params: ::std::vec![#(#param_schemas),*],
-                    result: #result_schema,
-                }
-            }
-        });
-
-        let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> __rpc::GroupRef::of::<#g>()));
-        let summary = opt_str(self.docs.summary.as_deref());
-        let description = opt_str(self.docs.description.as_deref());
-        let deprecated = opt_str(self.deprecated.as_deref());
-        let t = &self.tool;
-        let title = opt_str(t.title.as_ref().map(LitStr::value).as_deref());
-        let (ro, de, id, ow) = (
-            opt_bool(t.read_only_hint),
-            opt_bool(t.destructive_hint),
-            opt_bool(t.idempotent_hint),
-            opt_bool(t.open_world_hint),
-        );
-        let line = quote_spanned!(self.sig_span=> ::core::line!());
-        let descriptor = quote! {
-            __rpc::MethodDescriptor {
-                name: #name,
-                fn_name: #fn_name,
-                groups: &[#(#groups),*],
-                summary: #summary,
-                description: #description,
-                deprecated: #deprecated,
-                params: &[#(#param_descs),*],
-                output: #output_kind,
-                tool: __rpc::ToolHints {
-                    title: #title,
-                    read_only_hint: #ro,
-                    destructive_hint: #de,
-                    idempotent_hint: #id,
-                    open_world_hint: #ow,
-                },
-                schemas: #schemas_fn,
-                invoke: #invoke_fn,
-                line: #line,
-            }
-        };
-        (items, descriptor)
-    }
-
-    /// A const item that fails to compile, at the span of the name's source,
-    /// when the name is not a valid MCP tool name and one of its groups is
-    /// published over MCP.
-    pub fn tool_name_checks(&self) -> TokenStream {
-        if crate::names::is_valid_tool_name(&self.name) {
-            return TokenStream::new();
-        }
-        let message = format!(
-            "`{}` is not a valid MCP tool name ({}), but the method belongs to an API group \
-             published over MCP; tool names are 1-128 characters from A-Z a-z 0-9 _ - . \
-             (rename it with #[rpc::info(name = \"...\")] or change the alias/separator)",
-            self.name,
-            crate::names::why_invalid(&self.name)
-        );
-        let span = self.name_span;
-        self.groups
-            .iter()
-            .map(|g| {
-                let g = g.to_token_stream();
-                quote_spanned! {span=>
-                    const _: () = if <#g as __rpc::ApiGroup>::MCP { ::core::panic!(#message) };
-                }
-            })
-            .collect()
     }
 }

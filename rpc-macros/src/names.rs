@@ -3,6 +3,9 @@
 //! Mirrors `rpc::is_valid_tool_name` (which the runtime uses): 1 to 128
 //! characters from `A-Z a-z 0-9 _ - .`.
 
+/// The longest valid tool name, in characters.
+pub const MAX_LEN: usize = 128;
+
 /// Whether `name` is a valid MCP tool name.
 pub fn is_valid_tool_name(name: &str) -> bool {
     why_invalid(name).is_empty()
@@ -25,7 +28,7 @@ pub fn why_invalid(name: &str) -> String {
         return "it is empty".into();
     }
     let len = name.chars().count();
-    if len > 128 {
+    if len > MAX_LEN {
         return format!("it is {len} characters long");
     }
     let bad: Vec<String> = name.chars().filter(|c| !is_tool_char(*c)).map(|c| format!("{c:?}")).collect();

@@ -71,7 +71,7 @@ impl CallHooks for CountHooks {
 #[tokio::test]
 async fn cache_hits_skip_the_method_and_the_hooks() {
     let counter = Arc::new(fixtures::Counter::default());
-    let registry = Registry::builder().module(module_path!()).service_arc(counter.clone()).build().expect("registry");
+    let registry = Registry::builder().service_arc(counter.clone()).build().expect("registry");
     let hooks = Arc::new(CountHooks::default());
     let executor = Executor::new(Arc::new(registry), Environment::Test)
         .with_cache(Arc::new(MemoryCache::default()))

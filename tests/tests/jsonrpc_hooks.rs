@@ -106,7 +106,7 @@ mod bulk {
 
     /// This module's registry.
     pub fn registry() -> Result<Registry, RegistryError> {
-        Registry::builder().module(module_path!()).service(Bulk).build()
+        Registry::builder().service(Bulk).build()
     }
 }
 

@@ -2,8 +2,10 @@
 //! (`Registry` → `Executor` → `JsonRpcService` → `Router`): a panicking
 //! method is contained (`-32603`, `data.exception == "panic"`) and the server
 //! keeps serving; methods returning `Result<T, rpc::RpcError>` with a custom
-//! code; async methods; and a service that was never registered makes the
-//! registry build fail with a message naming it.
+//! code; async methods; and registration by type: services linked into the
+//! binary but not registered stay out, and the mistakes a registration can
+//! make (a type without a service block, an `Arc`, twice, a version 2
+//! without its base) fail the build with a message that says what to do.
 
 mod jsonrpc_common;
 
@@ -88,15 +90,13 @@ mod app {
 
     /// This module's registry.
     pub fn registry() -> Result<Registry, RegistryError> {
-        Registry::builder().module(module_path!()).service(Faulty::default()).build()
+        Registry::builder().service(Faulty::default()).build()
     }
 }
 
-/// A service whose instance nobody registers.
+/// A service nobody registers, and a version 2 of it.
 mod orphan {
-    use rpc::{Registry, RegistryError};
-
-    /// Never registered.
+    /// Never registered by the test registries unless a test says so.
     #[derive(Debug)]
     pub struct Orphan;
 
@@ -108,10 +108,21 @@ mod orphan {
         }
     }
 
-    /// A registry of this module, without an `Orphan` instance.
-    pub fn registry() -> Result<Registry, RegistryError> {
-        Registry::builder().module(module_path!()).build()
+    /// Version 2 of `Orphan`'s API, on its own type.
+    #[derive(Debug)]
+    pub struct OrphanV2;
+
+    #[rpc::service(alias = "Orphan", version = 2, removed("Orphan.hello"))]
+    impl OrphanV2 {
+        /// Hello, politely.
+        pub fn greet(&self) -> String {
+            "good day".into()
+        }
     }
+
+    /// A type with no `#[rpc::service]` block.
+    #[derive(Debug)]
+    pub struct Plain;
 }
 
 async fn start(env: Environment) -> (TestServer, String) {
@@ -231,19 +242,46 @@ async fn async_methods_in_a_batch() {
 }
 
 #[tokio::test]
-async fn unregistered_service_fails_the_registry_build() {
-    let error = orphan::registry().expect_err("Orphan has no instance, so the registry must not build");
-    let message = error.to_string();
-    assert!(message.contains("jsonrpc_services::orphan::Orphan"), "the message names the service type: {message}");
-    assert_eq!(error.problems().len(), 1, "{message}");
+async fn linked_but_unregistered_services_stay_out() {
+    // `orphan::Orphan` and the catalog's services are linked into this
+    // binary; a registry built from one service holds only that service.
+    let registry = app::registry().expect("the test services register");
+    assert!(registry.method(1, "Orphan.hello", None).is_none(), "an unregistered service is not pulled in");
+    assert!(registry.method(1, "Catalog.get", None).is_none(), "nor are other crates' services");
+    assert!(registry.method(1, "Faulty.calls", None).is_some());
 }
 
 #[tokio::test]
-async fn registering_the_service_fixes_the_build() {
+async fn registering_a_type_without_a_service_block_fails() {
+    let error = rpc::Registry::builder().service(orphan::Plain).build().expect_err("Plain has no methods");
+    let message = error.to_string();
+    assert!(
+        message.contains("jsonrpc_services::orphan::Plain") && message.contains("no `#[rpc::service]` impl block"),
+        "{message}"
+    );
+
+    let arc = std::sync::Arc::new(orphan::Orphan);
+    let error = rpc::Registry::builder().service(arc).build().expect_err("an Arc is not the service type");
+    assert!(error.to_string().contains("use `.service_arc(arc)`"), "the message tells how to register an Arc: {error}");
+
+    let error = rpc::Registry::builder().service(orphan::Orphan).service(orphan::Orphan).build().expect_err("twice");
+    assert!(error.to_string().contains("registered twice"), "{error}");
+}
+
+#[tokio::test]
+async fn a_later_version_without_its_base_fails_and_names_the_base() {
+    let error = rpc::Registry::builder().service(orphan::OrphanV2).build().expect_err("version 1 is missing");
+    let message = error.to_string();
+    assert!(message.contains("orphan::OrphanV2") && message.contains("version 2 of `Orphan`"), "{message}");
+    assert!(message.contains("version 1 in `jsonrpc_services::orphan::Orphan`"), "it names the base type: {message}");
+    assert!(message.contains("register it too"), "and says what to do: {message}");
+
     let registry = rpc::Registry::builder()
-        .module(&format!("{}::orphan", module_path!()))
         .service(orphan::Orphan)
+        .service(orphan::OrphanV2)
         .build()
-        .expect("with an instance the registry builds");
+        .expect("with its base, version 2 builds");
     assert!(registry.method(1, "Orphan.hello", None).is_some());
+    assert!(registry.method(2, "Orphan.hello", None).is_none(), "removed in version 2");
+    assert!(registry.method(2, "Orphan.greet", None).is_some());
 }

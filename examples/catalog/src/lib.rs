@@ -12,15 +12,11 @@ use rpc::{ApiInfo, Environment, Executor, HostPolicy, JsonRpcService, Registry, 
 
 pub use services::{Admin, Catalog, CatalogV2, Mcp, Pinger};
 
-/// The catalog's registry: every service of this crate, registered.
+/// The catalog's registry: its three services, registered by instance
+/// (version 2 shares version 1's data).
 pub fn registry() -> Result<Registry, RegistryError> {
-    let catalog = Arc::new(Catalog::default());
-    Registry::builder()
-        .module(module_path!())
-        .service(Pinger)
-        .service_arc(catalog.clone())
-        .service(CatalogV2::new(catalog))
-        .build()
+    let catalog = Arc::new(Catalog::new());
+    Registry::builder().service(Pinger).service_arc(catalog.clone()).service(CatalogV2::new(catalog)).build()
 }
 
 /// The whole application: `/rpc` (all methods) and `/mcp` (the `mcp`
@@ -31,21 +27,20 @@ pub fn app(env: Environment) -> Result<Router, RegistryError> {
 
 /// The application with a chosen `Host`/`Origin` policy for `/mcp`.
 pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryError> {
-    let executor = Executor::new(Arc::new(registry()?), env);
+    let executor = Executor::new(registry()?, env);
     let rpc = JsonRpcService::builder(executor.clone())
-        .info(ApiInfo {
-            title: "Catalog API".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            description: Some("A product catalog: search, get, list, categories.".into()),
-        })
+        .info(
+            ApiInfo::new("Catalog API", env!("CARGO_PKG_VERSION"))
+                .description("A product catalog: search, get, list, categories."),
+        )
         .build();
     let mcp = McpEndpoint::builder::<Mcp>(executor)
-        .server_info(ServerInfo {
-            title: Some("Product catalog".into()),
-            description: Some("Search and browse an example product catalog.".into()),
-            website_url: Some("https://example.com/catalog".into()),
-            ..ServerInfo::new("catalog", env!("CARGO_PKG_VERSION"))
-        })
+        .server_info(
+            ServerInfo::new("catalog", env!("CARGO_PKG_VERSION"))
+                .title("Product catalog")
+                .description("Search and browse an example product catalog.")
+                .website_url("https://example.com/catalog"),
+        )
         .instructions(
             "Use Catalog.search to find products by name, then Catalog.get for details. \
              Product ids are positive integers.",

@@ -101,13 +101,18 @@ pub struct Catalog {
 
 impl Default for Catalog {
     fn default() -> Self {
-        Self::new(100)
+        Self::new()
     }
 }
 
 impl Catalog {
+    /// The example catalog: products 1 to 100.
+    pub fn new() -> Self {
+        Self::with_products(100)
+    }
+
     /// A catalog of products `1..=count`, named `n1`, `n2`, ...
-    pub fn new(count: u64) -> Self {
+    pub fn with_products(count: u64) -> Self {
         let products = (1..=count).map(|id| Product { id, name: format!("n{id}") }).collect();
         Catalog { products, reindexed: AtomicU64::new(0) }
     }

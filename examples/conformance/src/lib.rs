@@ -8,17 +8,15 @@
 
 pub mod services;
 
-use std::sync::Arc;
-
 use mcp::{McpEndpoint, ServerInfo};
 use rpc::server::Router;
 use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError};
 
 pub use services::{Conformance, Fixtures};
 
-/// The registry: every service of this crate, registered.
+/// The registry: the fixture service.
 pub fn registry() -> Result<Registry, RegistryError> {
-    Registry::builder().module(module_path!()).service(Fixtures::default()).build()
+    Registry::builder().service(Fixtures::default()).build()
 }
 
 /// The whole application: `/mcp` (the `conformance` group), accepting
@@ -29,13 +27,13 @@ pub fn app(env: Environment) -> Result<Router, RegistryError> {
 
 /// The application with a chosen `Host`/`Origin` policy for `/mcp`.
 pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryError> {
-    let executor = Executor::new(Arc::new(registry()?), env);
+    let executor = Executor::new(registry()?, env);
     let mcp = McpEndpoint::builder::<Conformance>(executor)
-        .server_info(ServerInfo {
-            title: Some("MCP conformance fixtures".into()),
-            description: Some("The fixture tools the official MCP conformance suite calls.".into()),
-            ..ServerInfo::new("conformance-server", env!("CARGO_PKG_VERSION"))
-        })
+        .server_info(
+            ServerInfo::new("conformance-server", env!("CARGO_PKG_VERSION"))
+                .title("MCP conformance fixtures")
+                .description("The fixture tools the official MCP conformance suite calls."),
+        )
         .instructions("Test fixtures only: every tool returns a fixed result for the MCP conformance suite.")
         .hosts(hosts)
         .build();

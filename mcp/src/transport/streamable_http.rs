@@ -311,12 +311,7 @@ async fn initialize(
         Ok(id) => id,
         Err(e) => return reply_error(RpcError::internal(e)),
     };
-    let session = Session {
-        id: id_string.clone(),
-        endpoint: endpoint.to_owned(),
-        protocol_version: negotiated.as_str().to_owned(),
-        client_info: params.client_info,
-    };
+    let session = Session::new(id_string.clone(), endpoint, negotiated).with_client_info(params.client_info);
     match inner.sessions.create(session, inner.config.session_ttl).await {
         Ok(()) => {}
         Err(SessionError::Full) => {

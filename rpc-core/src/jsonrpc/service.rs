@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::error::RpcError;
 use crate::executor::{Call, Execution, Executor, Transport};
+use crate::group::ApiGroup;
 use crate::jsonrpc::envelope::{self, Message};
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use crate::openrpc::{self, ApiInfo};
@@ -42,8 +43,14 @@ pub struct JsonRpcBuilder {
 }
 
 impl JsonRpcBuilder {
-    /// Serves only the methods of API group `group`.
-    pub fn group(mut self, group: impl Into<String>) -> Self {
+    /// Serves only the methods of API group `G`.
+    pub fn group<G: ApiGroup>(self) -> Self {
+        self.group_named(G::NAME)
+    }
+
+    /// Serves only the methods of the group named `group` (for groups that
+    /// come from configuration; prefer [`group`](Self::group)).
+    pub fn group_named(mut self, group: impl Into<String>) -> Self {
         self.scope = Some(group.into());
         self
     }
@@ -220,13 +227,10 @@ impl JsonRpcService {
             Ok(params) => params,
             Err(error) => return (request.id.map(|id| error_body(Some(id), &error, env)), None),
         };
-        let call = Call {
-            method: &request.method,
-            version,
-            params,
-            scope: self.inner.scope.as_deref(),
-            transport: Transport::JsonRpc,
-        };
+        let mut call = Call::new(&request.method, version, params).transport(Transport::JsonRpc);
+        if let Some(scope) = self.inner.scope.as_deref() {
+            call = call.scope(scope);
+        }
         let execution = self.inner.executor.execute(call).await;
         let Some(id) = request.id else {
             return (None, Some(execution));

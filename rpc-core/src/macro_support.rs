@@ -1,0 +1,287 @@
+//! Support for the code `#[rpc::service]` generates, re-exported as
+//! `rpc::__private`. Not public API: names and signatures change freely.
+//!
+//! The generated code reaches everything through this module, under
+//! whatever name the application gave the `rpc-core` dependency, so no
+//! other crate (serde, schemars, inventory) has to be a direct dependency
+//! of the application.
+//!
+//! Return types are classified by meaning, not by spelling: the macro
+//! cannot see through `type Outcome<T> = Result<T, E>`, but the code it
+//! generates can. `(&Probe::<R>::new()).__rpc_kind()` resolves, by
+//! autoref-based method lookup, to [`ResultKind`] when `R` is a `Result`
+//! (whatever it is called) and to [`ValueKind`] otherwise.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+pub use futures_util::future::BoxFuture;
+pub use inventory;
+pub use rpc_macros::__rpc_method;
+pub use schemars;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+pub use serde;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+pub use serde_json;
+use serde_json::{Map, Value};
+
+pub use crate::descriptor::{
+    InvokeResult, Invoked, MethodDescriptor, MethodSchemas, OutputKind, ParamDescriptor, ServiceDescriptor,
+    ServiceInstance, ToolHints,
+};
+use crate::error::RpcError;
+pub use crate::group::{ApiGroup, GroupRef, is_valid_tool_name};
+
+/// The service behind an instance, borrowed (sync methods).
+pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
+    instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
+}
+
+/// The service behind an instance, shared (async methods move it into their future).
+pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<Arc<T>, RpcError> {
+    Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
+}
+
+fn wrong_instance<T>() -> RpcError {
+    RpcError::internal(format!("service instance is not a `{}`", std::any::type_name::<T>()))
+}
+
+/// A type a method parameter can have: it comes from JSON and has a schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the type of an RPC parameter",
+    label = "parameters are deserialised from JSON and described by a JSON Schema",
+    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}`"
+)]
+pub trait Param: Sized {
+    /// Takes parameter `name` out of the validated arguments and
+    /// deserialises it; a missing one gets its default (or `None` for an
+    /// `Option`).
+    fn bind(
+        method: &str,
+        params: &mut Map<String, Value>,
+        name: &str,
+        default: Option<fn() -> Self>,
+    ) -> Result<Self, RpcError>;
+
+    /// The parameter's schema.
+    fn schema(generator: &mut SchemaGenerator) -> Schema;
+}
+
+impl<T: DeserializeOwned + JsonSchema> Param for T {
+    fn bind(
+        method: &str,
+        params: &mut Map<String, Value>,
+        name: &str,
+        default: Option<fn() -> Self>,
+    ) -> Result<Self, RpcError> {
+        let (value, problem) = match (params.remove(name), default) {
+            (Some(value), _) => (value, None),
+            (None, Some(default)) => return Ok(default()),
+            (None, None) => (Value::Null, Some("required parameter is missing")),
+        };
+        serde_json::from_value(value).map_err(|e| {
+            let reason = problem.map_or_else(|| e.to_string(), str::to_owned);
+            let mut violations = Map::new();
+            violations.insert(name.to_owned(), Value::Array(vec![Value::String(reason)]));
+            RpcError::invalid_param_list(method, violations)
+        })
+    }
+
+    fn schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<T>()
+    }
+}
+
+/// A type a method can return (the success type of a `Result`, or the
+/// value itself): it goes to JSON and has a schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the result of an RPC method",
+    label = "results are serialised to JSON and described by a JSON Schema",
+    note = "derive `serde::Serialize` and `schemars::JsonSchema` for `{Self}`"
+)]
+pub trait ResultType {
+    /// Serialises the result once.
+    fn to_raw(&self) -> InvokeResult;
+    /// The result's schema.
+    fn schema(generator: &mut SchemaGenerator) -> Schema;
+}
+
+impl<T: Serialize + JsonSchema> ResultType for T {
+    fn to_raw(&self) -> InvokeResult {
+        serde_json::value::to_raw_value(self).map_err(|e| RpcError::internal(format!("result does not serialise: {e}")))
+    }
+
+    fn schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<T>()
+    }
+}
+
+/// An error type a method's `Result` can carry.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned as an RPC error",
+    label = "the error type of this method",
+    note = "implement `rpc::ApplicationError` for `{Self}` (it gives the JSON-RPC error code), or return `rpc::RpcError`"
+)]
+pub trait IntoRpcError {
+    /// Converts the error.
+    fn into_rpc(self) -> RpcError;
+}
+
+impl<E> IntoRpcError for E
+where
+    RpcError: From<E>,
+{
+    #[track_caller]
+    fn into_rpc(self) -> RpcError {
+        RpcError::from(self)
+    }
+}
+
+/// Stands for a method's return type `R` during kind selection.
+pub struct Probe<R>(PhantomData<fn() -> R>);
+
+impl<R> Probe<R> {
+    /// A probe for `R`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Probe(PhantomData)
+    }
+}
+
+/// Selected for `Result<T, E>`, however it is spelt.
+pub trait ResultKind {
+    /// The success type.
+    type Ok;
+    /// The tag that turns the return value into an outcome.
+    fn __rpc_kind(&self) -> ResultTag<Self::Ok>;
+}
+
+impl<T, E> ResultKind for Probe<Result<T, E>> {
+    type Ok = T;
+    fn __rpc_kind(&self) -> ResultTag<T> {
+        ResultTag(PhantomData)
+    }
+}
+
+/// Selected for every other return type (one more autoref than [`ResultKind`]).
+pub trait ValueKind {
+    /// The returned type.
+    type Value;
+    /// The tag that turns the return value into an outcome.
+    fn __rpc_kind(&self) -> ValueTag<Self::Value>;
+}
+
+impl<R> ValueKind for &Probe<R> {
+    type Value = R;
+    fn __rpc_kind(&self) -> ValueTag<R> {
+        ValueTag(PhantomData)
+    }
+}
+
+/// How to serialise and describe a result of type `T`.
+pub struct Ops<T> {
+    to_raw: fn(&T) -> InvokeResult,
+    schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+impl<T> Ops<T> {
+    /// The result's schema.
+    pub fn schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        (self.schema)(generator)
+    }
+
+    /// The outcome, serialised once.
+    pub fn finish(&self, outcome: Result<T, RpcError>) -> InvokeResult {
+        outcome.and_then(|value| (self.to_raw)(&value))
+    }
+}
+
+/// A method returning `Result<T, E>`: errors become RPC errors.
+pub struct ResultTag<T>(PhantomData<fn() -> T>);
+
+impl<T> ResultTag<T> {
+    /// Converts the error.
+    #[track_caller]
+    pub fn outcome<E: IntoRpcError>(&self, value: Result<T, E>) -> Result<T, RpcError> {
+        // A direct call, so `#[track_caller]` records the method's location.
+        match value {
+            Ok(value) => Ok(value),
+            Err(error) => Err(error.into_rpc()),
+        }
+    }
+
+    /// Serialisation and schema of the success type.
+    pub fn ops(&self) -> Ops<T>
+    where
+        T: ResultType,
+    {
+        Ops { to_raw: T::to_raw, schema: T::schema }
+    }
+}
+
+/// A method returning a plain value.
+pub struct ValueTag<T>(PhantomData<fn() -> T>);
+
+impl<T> ValueTag<T> {
+    /// A value is always a success.
+    pub fn outcome(&self, value: T) -> Result<T, RpcError> {
+        Ok(value)
+    }
+
+    /// Serialisation and schema of the value.
+    pub fn ops(&self) -> Ops<T>
+    where
+        T: ResultType,
+    {
+        Ops { to_raw: T::to_raw, schema: T::schema }
+    }
+}
+
+/// The result of a method returning `()`.
+pub fn unit_result() -> InvokeResult {
+    serde_json::value::RawValue::from_string("null".to_owned())
+        .map_err(|e| RpcError::internal(format!("null does not serialise: {e}")))
+}
+
+/// Serialises a default parameter value for the schema.
+pub fn default_value<T: Serialize>(value: T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Selects, by a group's `MCP` flag, whether an undocumented method warns.
+pub struct McpPublished<const PUBLISHED: bool>;
+
+/// The type a method-description check produces: the `#[must_use]` marker
+/// (which warns when unused) for groups published over MCP, `()` otherwise.
+pub trait DescriptionCheck {
+    /// The produced type.
+    type Out<T: Default>: Default;
+}
+
+impl DescriptionCheck for McpPublished<true> {
+    type Out<T: Default> = T;
+}
+
+impl DescriptionCheck for McpPublished<false> {
+    type Out<T: Default> = ();
+}
+
+/// Produces a `T` (which the generated code leaves unused on purpose).
+pub fn produce<T: Default>() -> T {
+    T::default()
+}
+
+/// Compile-time check helper: the service type can be shared across threads.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an RPC service: its instance is shared by concurrent calls",
+    label = "services must be `Send + Sync + 'static`",
+    note = "keep mutable state behind `Mutex`, `RwLock` or atomics"
+)]
+pub trait Service: Any + Send + Sync {}
+
+impl<T: Any + Send + Sync> Service for T {}
+
+/// Compile-time check helper: the service type can be shared across threads.
+pub const fn assert_service<T: Service>() {}

@@ -1,0 +1,375 @@
+//! The code generated for one method: hidden associated functions and
+//! constants of the service type (so `Self` works everywhere, defaults
+//! included), ending in the method's descriptor.
+//!
+//! For a method `get` of `Catalog`:
+//!
+//! * `fn __rpc_invoke_get(&ServiceInstance, Map) -> Invoked`: binds each
+//!   parameter, calls the method (a sync one runs there and then; an async
+//!   one becomes a boxed future) and turns the return value into a result
+//!   by its type's meaning (see `rpc::__private`);
+//! * `fn __rpc_schemas_get(&mut SchemaGenerator) -> MethodSchemas`;
+//! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
+//! * `const __RPC_DESC_get: MethodDescriptor` and
+//!   `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`;
+//! * `fn __rpc_described_get()`, which warns (through `#[must_use]`) when
+//!   an undocumented method is published over MCP.
+//!
+//! Every use of a parameter's or result's traits goes through one trait
+//! method at one span, so a type that lacks them gives one error.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, Lit};
+
+use crate::method::{Method, Output, hint, unraw};
+
+/// `tokens` with every token (groups included) at `span`, so a diagnostic
+/// about the whole expression points there.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut new = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                new.set_span(span);
+                tree = proc_macro2::TokenTree::Group(new);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
+/// Where the generated items go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// In an `impl` block inside the service's `const _: () = { ... }`:
+    /// name checks are separate `const _` items, always evaluated.
+    Module,
+    /// In the user's impl block (a method whose attribute macros expanded
+    /// first): name checks are evaluated through the method's slot constant.
+    Deferred,
+}
+
+/// The generated code of one method.
+pub struct Generated {
+    /// Associated items for an `impl` of the service type.
+    pub items: TokenStream,
+    /// `const _` items for [`Placement::Module`].
+    pub module_checks: TokenStream,
+    /// The slot constant, `__RPC_METHOD_<fn>`.
+    pub slot: Ident,
+}
+
+/// The name of a method's slot constant.
+pub fn slot_ident(fn_ident: &Ident) -> Ident {
+    format_ident!("__RPC_METHOD_{}", unraw(fn_ident))
+}
+
+fn opt_str(s: Option<&str>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// Attributes of every generated item.
+fn hidden() -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, dead_code, deprecated, unused_mut, unused_variables,
+            clippy::all, clippy::pedantic, clippy::nursery)]
+    }
+}
+
+impl Method {
+    /// Generates the method's items; `k` is the `__private` path.
+    pub fn generate(&self, k: &TokenStream, placement: Placement) -> Generated {
+        let fn_name = unraw(&self.ident);
+        let invoke_fn = format_ident!("__rpc_invoke_{}", fn_name);
+        let schemas_fn = format_ident!("__rpc_schemas_{}", fn_name);
+        let desc = format_ident!("__RPC_DESC_{}", fn_name);
+        let check = format_ident!("__RPC_CHECK_{}", fn_name);
+        let slot = slot_ident(&self.ident);
+        let hidden = hidden();
+        let name = &self.name;
+
+        let mut items = TokenStream::new();
+        let mut bindings = Vec::new();
+        let mut args = Vec::new();
+        let mut param_descs = Vec::new();
+        let mut param_schemas = Vec::new();
+        for (pi, p) in self.params.iter().enumerate() {
+            let ty = &p.ty;
+            let var = format_ident!("__p{}", pi);
+            let pname = &p.name;
+            let span = ty.span();
+            let (default_arg, default_desc) = match &p.default {
+                Some(expr) => {
+                    let default_fn = format_ident!("__rpc_default_{}_{}", fn_name, pname);
+                    let default_json = format_ident!("__rpc_default_json_{}_{}", fn_name, pname);
+                    // A string literal or a constant (whose type is known, so
+                    // nothing is left to infer) converts with `Into`:
+                    // `Self::PREFIX: &str` fills a `String` parameter.
+                    let value = match expr {
+                        Expr::Lit(syn::ExprLit { lit: Lit::Str(_), .. }) | Expr::Path(_) => {
+                            quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
+                        }
+                        _ => expr.to_token_stream(),
+                    };
+                    items.extend(quote! {
+                        #hidden
+                        #[allow(clippy::useless_conversion)]
+                        fn #default_fn() -> #ty {
+                            let __value: #ty = #value;
+                            __value
+                        }
+                        #hidden
+                        fn #default_json() -> #k::serde_json::Value {
+                            #k::default_value(Self::#default_fn())
+                        }
+                    });
+                    (
+                        quote!(::core::option::Option::Some(Self::#default_fn as fn() -> #ty)),
+                        quote!(::core::option::Option::Some(Self::#default_json as fn() -> #k::serde_json::Value)),
+                    )
+                }
+                None => (quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
+            };
+            let bind = quote_spanned!(span=> <#ty as #k::Param>::bind);
+            bindings.push(quote! {
+                let #var: #ty = match #bind(#name, &mut __params, #pname, #default_arg) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => {
+                        return #k::Invoked::Ready(::core::result::Result::Err(error));
+                    }
+                };
+            });
+            let required = p.default.is_none() && !p.optional;
+            let description = opt_str(p.description.as_deref());
+            param_descs.push(quote! {
+                #k::ParamDescriptor { name: #pname, description: #description, required: #required, default: #default_desc }
+            });
+            param_schemas.push(quote_spanned!(span=> <#ty as #k::Param>::schema(__generator)));
+            args.push(var);
+        }
+
+        let ident = &self.ident;
+        let sig_span = self.sig_span;
+        let (finish, result_schema, output_kind) = match &self.output {
+            Output::Unit => {
+                let call = if self.is_async {
+                    quote!(let () = __svc.#ident(#(#args),*).await;)
+                } else {
+                    quote!(let () = __svc.#ident(#(#args),*);)
+                };
+                (quote!(#call #k::unit_result()), quote!(::core::option::Option::None), quote!(#k::OutputKind::Unit))
+            }
+            Output::Typed(ty) => {
+                let span = ty.span();
+                let call = if self.is_async {
+                    quote!(let __out = __svc.#ident(#(#args),*).await;)
+                } else {
+                    quote!(let __out = __svc.#ident(#(#args),*);)
+                };
+                let tag = quote_spanned!(span=> (&#k::Probe::<#ty>::new()).__rpc_kind());
+                let ops = quote_spanned!(span=> __tag.ops());
+                let outcome = quote_spanned!(span=> __tag.outcome(__out));
+                (
+                    quote! {
+                        #call
+                        let __tag = #tag;
+                        #ops.finish(#outcome)
+                    },
+                    quote_spanned!(span=> ::core::option::Option::Some(#tag.ops().schema(__generator))),
+                    quote!(#k::OutputKind::Value),
+                )
+            }
+        };
+        let kinds = quote! {
+            #[allow(unused_imports)]
+            use #k::{ResultKind as _, ValueKind as _};
+        };
+        let body = if self.is_async {
+            // One future, coerced to `Send` once, at the method: a method
+            // whose future is not `Send` gets one error, on its name.
+            let boxed = quote_spanned! {sig_span=>
+                ::std::boxed::Box::pin(async move {
+                    #finish
+                })
+            };
+            quote! {
+                let __svc = match #k::downcast_arc::<Self>(__instance) {
+                    ::core::result::Result::Ok(svc) => svc,
+                    ::core::result::Result::Err(error) => {
+                        return #k::Invoked::Ready(::core::result::Result::Err(error));
+                    }
+                };
+                #(#bindings)*
+                #k::Invoked::Pending(#boxed)
+            }
+        } else {
+            quote! {
+                let __svc = match #k::downcast::<Self>(__instance) {
+                    ::core::result::Result::Ok(svc) => svc,
+                    ::core::result::Result::Err(error) => {
+                        return #k::Invoked::Ready(::core::result::Result::Err(error));
+                    }
+                };
+                #(#bindings)*
+                #k::Invoked::Ready({ #finish })
+            }
+        };
+        items.extend(quote! {
+            #hidden
+            #[allow(clippy::unit_arg, clippy::let_unit_value)]
+            fn #invoke_fn(
+                __instance: &#k::ServiceInstance,
+                mut __params: #k::serde_json::Map<::std::string::String, #k::serde_json::Value>,
+            ) -> #k::Invoked {
+                #kinds
+                #body
+            }
+
+            #hidden
+            fn #schemas_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::MethodSchemas {
+                #kinds
+                #k::MethodSchemas {
+                    params: ::std::vec![#(#param_schemas),*],
+                    result: #result_schema,
+                }
+            }
+        });
+
+        let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> #k::GroupRef::of::<#g>()));
+        let summary = opt_str(self.docs.summary.as_deref());
+        let description = opt_str(self.docs.description.as_deref());
+        let deprecated = opt_str(self.deprecated.as_deref());
+        let t = &self.tool;
+        let title = opt_str(t.title.as_ref().map(|t| t.value()).as_deref());
+        let (ro, de, id, ow) =
+            (hint(t.read_only_hint), hint(t.destructive_hint), hint(t.idempotent_hint), hint(t.open_world_hint));
+        let line = quote_spanned!(sig_span=> ::core::line!());
+        items.extend(quote! {
+            #hidden
+            const #desc: #k::MethodDescriptor = #k::MethodDescriptor {
+                name: #name,
+                fn_name: #fn_name,
+                groups: &[#(#groups),*],
+                summary: #summary,
+                description: #description,
+                deprecated: #deprecated,
+                params: &[#(#param_descs),*],
+                output: #output_kind,
+                tool: #k::ToolHints {
+                    title: #title,
+                    read_only_hint: #ro,
+                    destructive_hint: #de,
+                    idempotent_hint: #id,
+                    open_world_hint: #ow,
+                },
+                schemas: Self::#schemas_fn,
+                invoke: Self::#invoke_fn,
+                line: #line,
+            };
+        });
+
+        let checks = self.tool_name_checks(k);
+        let module_checks = match placement {
+            Placement::Module => checks.iter().map(|c| quote!(const _: () = #c;)).collect(),
+            Placement::Deferred => TokenStream::new(),
+        };
+        let slot_value = match placement {
+            Placement::Deferred if !checks.is_empty() => quote! {{
+                let () = Self::#check;
+                ::core::option::Option::Some(&Self::#desc)
+            }},
+            _ => quote!(::core::option::Option::Some(&Self::#desc)),
+        };
+        if placement == Placement::Deferred && !checks.is_empty() {
+            items.extend(quote! {
+                #hidden
+                const #check: () = { #(#checks;)* };
+            });
+        }
+        items.extend(quote! {
+            #hidden
+            const #slot: ::core::option::Option<&'static #k::MethodDescriptor> = #slot_value;
+        });
+        items.extend(self.description_check(k));
+        Generated { items, module_checks, slot }
+    }
+
+    /// Expressions that fail to evaluate, at the span of the name's source,
+    /// when the name is not a valid MCP tool name and one of its groups is
+    /// published over MCP.
+    fn tool_name_checks(&self, k: &TokenStream) -> Vec<TokenStream> {
+        if crate::names::is_valid_tool_name(&self.name) {
+            return Vec::new();
+        }
+        let message = format!(
+            "`{}` is not a valid MCP tool name ({}), but the method belongs to an API group \
+             published over MCP; tool names are 1-128 characters from A-Z a-z 0-9 _ - . \
+             (rename it with #[rpc::info(name = \"...\")] or change the alias/separator)",
+            self.name,
+            crate::names::why_invalid(&self.name)
+        );
+        let span = self.name_span;
+        self.groups
+            .iter()
+            .map(|g| {
+                let g = g.to_token_stream();
+                quote_spanned! {span=>
+                    if <#g as #k::ApiGroup>::MCP { ::core::panic!(#message) }
+                }
+            })
+            .collect()
+    }
+
+    /// A function whose body leaves a `#[must_use]` value unused, so the
+    /// compiler warns, when the method has no description and one of its
+    /// groups is published over MCP (the value is `()` otherwise). The
+    /// warning names the method (the marker type's name and its note) and
+    /// points at it.
+    fn description_check(&self, k: &TokenStream) -> TokenStream {
+        if self.undocumented || self.docs.summary.is_some() || self.docs.description.is_some() || self.groups.is_empty()
+        {
+            return TokenStream::new();
+        }
+        let check = format_ident!("__rpc_described_{}", unraw(&self.ident));
+        let marker: String =
+            self.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let marker = format_ident!("{}_has_no_description", marker.trim_start_matches(|c: char| c.is_ascii_digit()));
+        let message = format!(
+            "`{}` is published over MCP without a description, so AI agents see only its name: \
+             add a doc comment to `{}`, or mark it `#[rpc::info(undocumented)]` \
+             (`#[rpc::service(undocumented)]` for the whole block) when its texts come from elsewhere",
+            self.name, self.ident
+        );
+        let published = self.groups.iter().map(|g| quote!(<#g as #k::ApiGroup>::MCP));
+        let produce = respan(
+            quote! {
+                #k::produce::<<#k::McpPublished<{ false #(|| #published)* }> as #k::DescriptionCheck>::Out<#marker>>();
+            },
+            self.sig_span,
+        );
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, non_snake_case)]
+            fn #check() {
+                #[must_use = #message]
+                #[allow(non_camel_case_types)]
+                struct #marker;
+                impl ::core::default::Default for #marker {
+                    fn default() -> Self {
+                        #marker
+                    }
+                }
+                #produce
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Methods whose attribute macros must expand before they are analysed.
+//!
+//! `#[rpc::service]` cannot see what `#[tool(...)]` is when the user wrote
+//! `use mcp::mcp_tool as tool;`, nor what `#[tracing::instrument]` does to a
+//! method. For such a method it appends `#[<rpc>::__private::__rpc_method(
+//! <block settings>)]` as the last attribute. The other attribute macros
+//! expand first; `rpc::info` and `mcp_tool`, seeing the marker in their
+//! input, fold their arguments into it instead of complaining. The marker
+//! then analyses the method and emits its items next to it, in the impl
+//! block, ending in the slot constant the service's method table names.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, ImplItemFn, LitBool, LitStr, Token};
+
+use crate::codegen::{Placement, slot_ident};
+use crate::errors::Errors;
+use crate::krate::Krate;
+use crate::method::{self, Exposure, RawAttrs, ServiceCtx};
+
+/// The last segment of the marker's path.
+pub const MARKER: &str = "__rpc_method";
+
+/// The marker's arguments.
+struct MarkerArgs {
+    krate: syn::Path,
+    alias: LitStr,
+    separator: LitStr,
+    groups: Vec<syn::Path>,
+    undocumented: bool,
+    raw: RawAttrs,
+}
+
+fn key(input: ParseStream<'_>, expected: &str) -> syn::Result<()> {
+    let ident: Ident = input.parse()?;
+    if ident != expected {
+        return Err(syn::Error::new(ident.span(), format!("expected `{expected}`")));
+    }
+    input.parse::<Token![=]>()?;
+    Ok(())
+}
+
+impl Parse for MarkerArgs {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        key(input, "krate")?;
+        let krate = input.call(syn::Path::parse_mod_style)?;
+        input.parse::<Token![,]>()?;
+        key(input, "alias")?;
+        let alias = input.parse()?;
+        input.parse::<Token![,]>()?;
+        key(input, "separator")?;
+        let separator = input.parse()?;
+        input.parse::<Token![,]>()?;
+        key(input, "groups")?;
+        let content;
+        syn::bracketed!(content in input);
+        let groups: Punctuated<syn::Path, Token![,]> = Punctuated::parse_terminated(&content)?;
+        input.parse::<Token![,]>()?;
+        key(input, "undocumented")?;
+        let undocumented: LitBool = input.parse()?;
+        let mut raw = RawAttrs::default();
+        while input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let kind: Ident = input.parse()?;
+            let content;
+            syn::parenthesized!(content in input);
+            let tokens: TokenStream = content.parse()?;
+            match kind.to_string().as_str() {
+                "info" => raw.info.push((kind.span(), tokens)),
+                "tool" => raw.tool.push((kind.span(), tokens)),
+                _ => return Err(syn::Error::new(kind.span(), "expected `info(...)` or `tool(...)`")),
+            }
+        }
+        Ok(MarkerArgs {
+            krate,
+            alias,
+            separator,
+            groups: groups.into_iter().collect(),
+            undocumented: undocumented.value,
+            raw,
+        })
+    }
+}
+
+/// Expands `#[__rpc_method(args)] fn ...`.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let args: MarkerArgs = match syn::parse2(args) {
+        Ok(args) => args,
+        Err(e) => {
+            let error = e.to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut f: ImplItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let error = e.to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let krate = Krate::resolve(Some(&args.krate));
+    let k = krate.private();
+    let ctx = ServiceCtx {
+        krate,
+        alias: args.alias,
+        separator: args.separator,
+        groups: args.groups,
+        undocumented: args.undocumented,
+    };
+    let candidate = method::is_candidate(&f);
+    let slot = slot_ident(&f.sig.ident);
+    let hidden_slot = quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        const #slot: ::core::option::Option<&'static #k::MethodDescriptor> = ::core::option::Option::None;
+    };
+    let mut errors = Errors::default();
+    let attrs = method::parse_attrs(args.raw, &mut errors);
+    let exposure = method::analyze(&mut f, &ctx, attrs, &mut errors);
+    let slot_when_hidden = if candidate { hidden_slot } else { TokenStream::new() };
+    if !errors.is_empty() {
+        let compile_errors = errors.to_compile_errors();
+        return quote!(#compile_errors #f #slot_when_hidden);
+    }
+    match exposure {
+        Exposure::Hidden => quote!(#f #slot_when_hidden),
+        Exposure::Exposed(m) => {
+            let generated = m.generate(&k, Placement::Deferred);
+            let items = generated.items;
+            quote!(#f #items)
+        }
+    }
+}
+
+/// `#[rpc::info]` / `#[mcp_tool]` expanding on their own: inside a service
+/// block (the marker is among the item's attributes) they fold their
+/// arguments into the marker; anywhere else they are an error.
+pub fn fold_or_refuse(kind: &str, display: &str, args: TokenStream, item: TokenStream) -> TokenStream {
+    if args.to_string() == "__rpc_service" {
+        // The form the service macro emits to keep imports used.
+        return TokenStream::new();
+    }
+    if let Ok(mut f) = syn::parse2::<ImplItemFn>(item.clone())
+        && let Some(marker) = f.attrs.iter_mut().find(|a| a.path().segments.last().is_some_and(|s| s.ident == MARKER))
+        && let syn::Meta::List(list) = &mut marker.meta
+    {
+        let key = Ident::new(kind, Span::call_site());
+        let tokens = &list.tokens;
+        list.tokens = quote!(#tokens, #key(#args));
+        return f.into_token_stream();
+    }
+    let message = format!("{display} only works on a method inside an `#[rpc::service]` impl block");
+    let error = syn::Error::new(Span::call_site(), message).to_compile_error();
+    quote!(#error #item)
+}

@@ -1,0 +1,103 @@
+//! Where the runtime crate is, under the name the application's
+//! `Cargo.toml` gives it.
+//!
+//! The generated code names `rpc-core` by an absolute path. Without an
+//! override (`#[rpc::service(crate = "...")]`, for frameworks that
+//! re-export it), the path comes from the manifest (proc-macro-crate):
+//! `rpc-core` under its own name is the library `rpc`; a renamed dependency
+//! (`my_rpc = { package = "rpc-core" }`) is `my_rpc`; an application that
+//! depends only on `mcp` reaches it as `mcp::rpc`.
+
+use proc_macro_crate::{FoundCrate, crate_name};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+
+/// The library name of the `rpc-core` package.
+const RPC_LIB: &str = "rpc";
+/// The library name of the `mcp` package.
+const MCP_LIB: &str = "mcp";
+
+/// The resolved runtime crate.
+#[derive(Clone)]
+pub struct Krate {
+    /// Path of the `rpc` crate root, e.g. `::rpc` or `::my_rpc`.
+    pub root: TokenStream,
+    /// Names a path to `rpc`'s attribute macros may start with (`rpc`, `my_rpc`).
+    pub rpc_names: Vec<String>,
+    /// Names a path to `mcp`'s attribute macros may start with (`mcp`, `my_mcp`).
+    pub mcp_names: Vec<String>,
+}
+
+impl Krate {
+    /// Resolves the crate, honouring `crate = "..."` when given.
+    pub fn resolve(explicit: Option<&syn::Path>) -> Krate {
+        let mcp = match crate_name("mcp") {
+            Ok(FoundCrate::Name(name)) => Some(name),
+            Ok(FoundCrate::Itself) => Some(MCP_LIB.to_owned()),
+            Err(_) => None,
+        };
+        let mut mcp_names = vec![MCP_LIB.to_owned()];
+        mcp_names.extend(mcp.clone().filter(|m| m != MCP_LIB));
+
+        let (root, name) = match explicit {
+            Some(path) => (path.to_token_stream(), path.segments.last().map(|s| s.ident.to_string())),
+            None => match crate_name("rpc-core") {
+                // `rpc-core` itself (`extern crate self as rpc;`), or its
+                // dependency under the package's own name: the library `rpc`.
+                Ok(FoundCrate::Itself) => (absolute(RPC_LIB), None),
+                Ok(FoundCrate::Name(name)) if name == "rpc_core" => (absolute(RPC_LIB), None),
+                Ok(FoundCrate::Name(name)) => (absolute(&name), Some(name)),
+                Err(_) => match &mcp {
+                    Some(mcp) => {
+                        let mcp = absolute(mcp);
+                        (quote!(#mcp::rpc), None)
+                    }
+                    None => (absolute(RPC_LIB), None),
+                },
+            },
+        };
+        let mut rpc_names = vec![RPC_LIB.to_owned()];
+        rpc_names.extend(name.filter(|n| n != RPC_LIB));
+        Krate { root, rpc_names, mcp_names }
+    }
+
+    /// `<root>::__private`.
+    pub fn private(&self) -> TokenStream {
+        let root = &self.root;
+        quote!(#root::__private)
+    }
+
+    /// Whether `attr` names one of `rpc`'s attributes called `last`
+    /// (`#[last]`, `#[rpc::last]`, `#[my_rpc::last]`, `#[mcp::rpc::last]`).
+    pub fn is_rpc_attr(&self, path: &syn::Path, last: &str) -> bool {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        match segments.as_slice() {
+            [one] => one == last,
+            [krate, one] => one == last && self.rpc_names.contains(krate),
+            [mcp, rpc, one] => one == last && rpc == RPC_LIB && self.mcp_names.contains(mcp),
+            _ => false,
+        }
+    }
+
+    /// Whether `attr` names `mcp`'s attribute called `last`
+    /// (`#[last]`, `#[mcp::last]`, `#[my_mcp::last]`).
+    pub fn is_mcp_attr(&self, path: &syn::Path, last: &str) -> bool {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        match segments.as_slice() {
+            [one] => one == last,
+            [krate, one] => one == last && self.mcp_names.contains(krate),
+            _ => false,
+        }
+    }
+
+    /// Whether `path` is the inert parameter attribute (`#[rpc(...)]`, or
+    /// the renamed crate's name, `#[my_rpc(...)]`).
+    pub fn is_param_attr(&self, path: &syn::Path) -> bool {
+        path.get_ident().is_some_and(|ident| self.rpc_names.iter().any(|n| ident == n))
+    }
+}
+
+fn absolute(name: &str) -> TokenStream {
+    let ident = syn::Ident::new(name, Span::call_site());
+    quote!(::#ident)
+}

@@ -1,0 +1,42 @@
+//! Registration by type in a binary that links several annotated crates
+//! (the catalog and the conformance fixtures): a registry holds exactly the
+//! services it was given.
+
+use catalog::{Catalog, CatalogV2};
+use rpc::{Call, Environment, Executor, Params, Registry};
+use serde_json::json;
+
+#[tokio::test]
+async fn one_service_among_many_linked() {
+    // Linked here: the catalog's Pinger, Catalog and CatalogV2, the
+    // conformance Fixtures, and this test crate's own services.
+    let _linked = conformance_server::Fixtures::default();
+    let registry = Registry::builder().service(Catalog::new()).build().expect("Catalog alone builds");
+    let names: Vec<&str> = registry.version(1).expect("version 1").iter().map(|m| m.name()).collect();
+    assert_eq!(names, ["Catalog.categories", "Catalog.get", "Catalog.list", "Catalog.reindex", "Catalog.search"]);
+    assert_eq!(registry.versions().collect::<Vec<_>>(), [1], "CatalogV2 was not registered");
+
+    let executor = Executor::new(registry, Environment::Test);
+    let params = Params::Named(json!({"id": 3}).as_object().cloned().unwrap_or_default());
+    let result = executor.execute(Call::new("Catalog.get", 1, params)).await.result.expect("Catalog.get runs");
+    assert_eq!(result.get(), r#"{"id":3,"name":"n3"}"#);
+}
+
+#[tokio::test]
+async fn version_two_without_version_one_says_which_type_to_add() {
+    let catalog = std::sync::Arc::new(Catalog::new());
+    let error = Registry::builder().service(CatalogV2::new(catalog.clone())).build().expect_err("the base is missing");
+    let message = error.to_string();
+    assert!(message.contains("declares version 2 of `Catalog`"), "{message}");
+    assert!(message.contains("`catalog::services::Catalog`"), "names the base type: {message}");
+    assert_eq!(error.problems().len(), 1, "one problem, not a cascade: {message}");
+
+    let registry = Registry::builder()
+        .service_arc(catalog.clone())
+        .service(CatalogV2::new(catalog))
+        .build()
+        .expect("with the base it builds");
+    assert!(registry.method(2, "Catalog.search", None).is_some());
+    assert!(registry.method(2, "Catalog.list", None).is_none(), "removed in version 2");
+    assert!(registry.method(2, "Catalog.get", None).is_some(), "inherited from version 1");
+}

@@ -1,0 +1,2 @@
+//! Holds the trybuild cases under `tests/`: the macros used through
+//! dependencies renamed in `Cargo.toml`.

@@ -1,0 +1,13 @@
+// A read-only tool cannot also be destructive.
+use mcp::mcp_tool;
+
+pub struct Svc;
+
+#[rpc::service]
+impl Svc {
+    /// Deletes everything, read-only.
+    #[mcp_tool(read_only_hint = true, destructive_hint = true)]
+    pub fn wipe(&self) {}
+}
+
+fn main() {}

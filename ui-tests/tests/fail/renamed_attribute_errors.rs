@@ -1,0 +1,17 @@
+// Attributes under `use ... as ...` names report errors at the right place too.
+use mcp::mcp_tool as tool;
+
+pub struct Svc;
+
+#[rpc::service]
+impl Svc {
+    /// Ping.
+    #[tool(read_only = true)]
+    pub fn ping(&self) {}
+
+    /// Not a method.
+    #[tool(read_only_hint = true)]
+    fn private(&self) {}
+}
+
+fn main() {}

@@ -1,0 +1,64 @@
+// `use ... as ...` imports of the method attributes work inside a service,
+// as does an attribute the service macro does not know about; the crate
+// can also be named explicitly with `crate = "..."`.
+use mcp::mcp_tool as tool;
+use rpc::info as meta;
+
+rpc::api_group!(pub struct Mcp => "mcp", mcp = true);
+
+/// A framework that re-exports `rpc`.
+mod framework {
+    pub use rpc as runtime;
+}
+
+pub struct Svc;
+
+#[rpc::service(groups(Mcp))]
+impl Svc {
+    /// Searches.
+    #[tool(title = "Search", read_only_hint = true)]
+    pub fn search(&self, #[rpc(default = 3)] limit: u32) -> u32 {
+        limit
+    }
+
+    /// Renamed through the aliased `info`.
+    #[meta(name = "Svc.find")]
+    #[tool(idempotent_hint)]
+    pub fn lookup(&self) -> u32 {
+        1
+    }
+
+    /// Hidden through the aliased `info`, with a parameter no JSON can carry.
+    #[meta(skip)]
+    pub fn internal(&self, _handle: std::rc::Rc<u8>) {}
+
+    /// Both names of `mcp_tool`: the path one is recognised directly.
+    #[mcp::mcp_tool(open_world_hint = false)]
+    pub fn world(&self) -> bool {
+        false
+    }
+}
+
+pub struct Other;
+
+#[framework::runtime::service(crate = "crate::framework::runtime", groups(Mcp))]
+impl Other {
+    /// Through the re-export.
+    #[framework::runtime::info(name = "Other.ping")]
+    pub fn pong(&self) -> String {
+        "pong".into()
+    }
+}
+
+fn main() {
+    let registry = rpc::Registry::builder().service(Svc).service(Other).build().expect("registry builds");
+    let names: Vec<&str> = registry.version(1).expect("v1").iter().map(|m| m.name()).collect();
+    assert_eq!(names, ["Other.ping", "Svc.find", "Svc.search", "Svc.world"]);
+    let search = registry.method(1, "Svc.search", Some("mcp")).expect("search");
+    assert_eq!(search.descriptor().tool.title, Some("Search"));
+    assert_eq!(search.descriptor().tool.read_only_hint, Some(true));
+    assert_eq!(search.schemas().input["properties"]["limit"]["default"], 3);
+    let find = registry.method(1, "Svc.find", Some("mcp")).expect("find");
+    assert_eq!(find.descriptor().tool.idempotent_hint, Some(true));
+    assert_eq!(registry.method(1, "Svc.world", None).expect("world").descriptor().tool.open_world_hint, Some(false));
+}
