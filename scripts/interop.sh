@@ -4,7 +4,9 @@
 #   2. starts each on a free loopback port,
 #   3. runs scripts/interop/python_client.py (official Python SDK, mcp==2.3.0,
 #      legacy/handshake mode) against the catalog's /mcp/v1,
-#   4. runs the official conformance suite (@modelcontextprotocol/conformance
+#   4. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
+#      mode: tools/list and tools/call, nothing printed on stderr) against it,
+#   5. runs the official conformance suite (@modelcontextprotocol/conformance
 #      0.1.16) against the conformance server's /mcp, judged against
 #      scripts/interop/conformance-expected-failures.yml.
 #
@@ -14,7 +16,7 @@
 #   INTEROP_KEEP=1      keep the work directory (server logs, suite results)
 #   MCP_CONFORMANCE     command running the suite (default: ../shared/tools/mcp-conformance
 #                       when it exists, else npx --yes @modelcontextprotocol/conformance@0.1.16)
-#   XDG_CACHE_HOME      the Python venv lives in ${XDG_CACHE_HOME:-~/.cache}/mcp-interop/venv
+#   XDG_CACHE_HOME      the Python venv and the Inspector live in ${XDG_CACHE_HOME:-~/.cache}/mcp-interop
 # Needs: cargo, python3 (with venv), node + npm (npx).
 set -euo pipefail
 
@@ -85,6 +87,20 @@ if [[ ! -x $venv/bin/python || ! -f $stamp || $(cat "$stamp") != "$want" ]]; the
   printf '%s\n' "$want" >"$stamp"
 fi
 
+# ---------------------------------------------------------------- MCP Inspector
+INSPECTOR_VERSION=2.12.0
+inspector_dir=$cache/inspector
+inspector=$inspector_dir/node_modules/.bin/mcp-inspector
+if [[ ! -x $inspector || $(cat "$inspector_dir/.version" 2>/dev/null) != "$INSPECTOR_VERSION" ]]; then
+  log "installing the MCP Inspector $INSPECTOR_VERSION into $inspector_dir"
+  rm -rf "$inspector_dir"
+  mkdir -p "$inspector_dir"
+  # 2.12 declares Node 22 but runs on Node 20; npm only warns about the engine.
+  (cd "$inspector_dir" && npm install --silent --no-audit --no-fund "@modelcontextprotocol/inspector@$INSPECTOR_VERSION") ||
+    die "npm install of the MCP Inspector failed"
+  printf '%s\n' "$INSPECTOR_VERSION" >"$inspector_dir/.version"
+fi
+
 # ---------------------------------------------------------------- servers
 # start NAME BINARY: runs it on a free loopback port; sets $url to its base URL.
 start() {
@@ -119,6 +135,11 @@ conformance_url=$url
 log "official Python SDK (mcp 2.3.0, legacy mode) against the catalog"
 python_status=0
 timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$catalog_url/mcp/v1" || python_status=$?
+
+# ---------------------------------------------------------------- MCP Inspector CLI
+log "MCP Inspector $INSPECTOR_VERSION (CLI mode) against the catalog"
+inspector_status=0
+timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$catalog_url/mcp/v1" || inspector_status=$?
 
 # ---------------------------------------------------------------- conformance suite
 log "official conformance suite $CONFORMANCE_VERSION against the conformance server"
@@ -161,6 +182,12 @@ if [[ $python_status == 0 ]]; then
   echo "python SDK interop:  ok"
 else
   echo "python SDK interop:  FAILED (exit $python_status)"
+  failed=1
+fi
+if [[ $inspector_status == 0 ]]; then
+  echo "MCP Inspector CLI:   ok"
+else
+  echo "MCP Inspector CLI:   FAILED (exit $inspector_status)"
   failed=1
 fi
 if [[ $baseline_status == 0 ]]; then

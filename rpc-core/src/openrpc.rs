@@ -69,14 +69,17 @@ pub fn document(
     info_obj.insert("x-api-version".into(), json!(format!("v{version}")));
     info_obj.insert("x-versions".into(), json!(versions));
 
-    let mut doc = json!({
+    let mut schemas = Value::Object(schemas.into_iter().collect());
+    if let Value::Object(defs) = &mut schemas {
+        defs.values_mut().for_each(crate::schema::add_integer_bounds);
+    }
+    let doc = json!({
         "openrpc": "1.3.2",
         "info": info_obj,
         "servers": [{"name": format!("v{version}"), "url": server_url}],
         "methods": methods,
         "components": {"schemas": schemas},
     });
-    crate::schema::add_integer_bounds(&mut doc);
     Some(doc)
 }
 
@@ -94,14 +97,17 @@ fn method_object(method: &Method, generator: &mut schemars::SchemaGenerator) -> 
                 obj.insert("description".into(), json!(desc));
             }
             obj.insert("required".into(), json!(p.required));
-            obj.insert("schema".into(), properties.get(p.name).cloned().unwrap_or(Value::Bool(true)));
+            let mut schema = properties.get(p.name).cloned().unwrap_or(Value::Bool(true));
+            crate::schema::add_integer_bounds(&mut schema);
+            obj.insert("schema".into(), schema);
             Value::Object(obj)
         })
         .collect();
-    let result_schema = match (d.output, schemas.result) {
+    let mut result_schema = match (d.output, schemas.result) {
         (crate::descriptor::OutputKind::Value, Some(s)) => s.to_value(),
         _ => json!({"type": "null"}),
     };
+    crate::schema::add_integer_bounds(&mut result_schema);
     let mut obj = Map::new();
     obj.insert("name".into(), json!(d.name));
     if let Some(s) = d.summary {

@@ -10,6 +10,10 @@
 //! * The output schema wraps the result the way MCP returns it:
 //!   `{"type":"object","properties":{"result":<T>},"required":["result"]}`.
 //!   There is none for `()` or an untyped JSON value.
+//! * Integer types carry their range as `minimum`/`maximum`, and only the
+//!   formats of the JSON Schema 2020-12 vocabulary remain (`uint64` and the
+//!   like are dropped), so MCP clients see standard schemas. OpenRPC
+//!   documents keep schemars' formats, which OpenRPC tools understand.
 
 use std::collections::BTreeSet;
 
@@ -56,6 +60,7 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
     let bounded = |schema: Value| {
         let mut schema = attach_defs(schema, &defs);
         add_integer_bounds(&mut schema);
+        standard_formats(&mut schema);
         schema
     };
 
@@ -106,32 +111,104 @@ pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Schema>) -> Map<
     properties
 }
 
+/// Calls `f` on every schema object in `schema`: the root and every
+/// subschema (under `properties`, `items`, `$defs`, `anyOf`, ...), never on
+/// values such as `default`, `const`, `enum` or `examples`, which are data.
+pub fn visit_schemas(schema: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    /// Keywords whose value is one subschema.
+    const ONE: &[&str] = &[
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contentSchema",
+    ];
+    /// Keywords whose value is an array of subschemas.
+    const MANY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+    /// Keywords whose value maps names to subschemas.
+    const NAMED: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+    let Value::Object(map) = schema else { return };
+    f(map);
+    for (key, value) in map.iter_mut() {
+        let key = key.as_str();
+        match value {
+            Value::Object(_) if ONE.contains(&key) => visit_schemas(value, f),
+            Value::Array(items) if MANY.contains(&key) => items.iter_mut().for_each(|s| visit_schemas(s, f)),
+            Value::Object(named) if NAMED.contains(&key) => named.values_mut().for_each(|s| visit_schemas(s, f)),
+            _ => {}
+        }
+    }
+}
+
 /// Adds `minimum`/`maximum` to integer schemas whose `format` names a
 /// fixed-width type (`uint32`, `int8`, ...), so validation rejects values
 /// the Rust type cannot hold, and clients see the real range.
 pub fn add_integer_bounds(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            let bounds: Option<(Value, Value)> = match map.get("format").and_then(Value::as_str) {
-                Some("int8") => Some((json!(i8::MIN), json!(i8::MAX))),
-                Some("uint8") => Some((json!(0), json!(u8::MAX))),
-                Some("int16") => Some((json!(i16::MIN), json!(i16::MAX))),
-                Some("uint16") => Some((json!(0), json!(u16::MAX))),
-                Some("int32") => Some((json!(i32::MIN), json!(i32::MAX))),
-                Some("uint32") => Some((json!(0), json!(u32::MAX))),
-                Some("int64") => Some((json!(i64::MIN), json!(i64::MAX))),
-                Some("uint64") => Some((json!(0), json!(u64::MAX))),
-                _ => None,
-            };
-            if let Some((min, max)) = bounds {
-                map.entry("minimum").or_insert(min);
+    visit_schemas(schema, &mut |map| {
+        let bounds: Option<(Value, Option<Value>)> = match map.get("format").and_then(Value::as_str) {
+            Some("int8") => Some((json!(i8::MIN), Some(json!(i8::MAX)))),
+            Some("uint8") => Some((json!(0), Some(json!(u8::MAX)))),
+            Some("int16") => Some((json!(i16::MIN), Some(json!(i16::MAX)))),
+            Some("uint16") => Some((json!(0), Some(json!(u16::MAX)))),
+            Some("int32") => Some((json!(i32::MIN), Some(json!(i32::MAX)))),
+            Some("uint32") => Some((json!(0), Some(json!(u32::MAX)))),
+            Some("int64") => Some((json!(i64::MIN), Some(json!(i64::MAX)))),
+            Some("uint64") => Some((json!(0), Some(json!(u64::MAX)))),
+            Some("int") => Some((json!(isize::MIN as i64), Some(json!(isize::MAX as i64)))),
+            Some("uint") => Some((json!(0), Some(json!(usize::MAX as u64)))),
+            // JSON numbers here hold 64 bits: only the sign is a bound.
+            Some("uint128") => Some((json!(0), None)),
+            _ => None,
+        };
+        if let Some((min, max)) = bounds {
+            map.entry("minimum").or_insert(min);
+            if let Some(max) = max {
                 map.entry("maximum").or_insert(max);
             }
-            map.values_mut().for_each(add_integer_bounds);
         }
-        Value::Array(items) => items.iter_mut().for_each(add_integer_bounds),
-        _ => {}
-    }
+    });
+}
+
+/// The formats of the JSON Schema 2020-12 format vocabulary.
+pub const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Removes `format` values outside the JSON Schema 2020-12 format
+/// vocabulary (schemars' `uint64`, `int32`, `double`, ...), which strict
+/// clients warn about on every call. Run [`add_integer_bounds`] first: the
+/// bounds say what the formats said.
+pub fn standard_formats(schema: &mut Value) {
+    visit_schemas(schema, &mut |map| {
+        if map.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
+            map.remove("format");
+        }
+    });
 }
 
 /// Whether a result schema accepts anything (an untyped JSON value) or only
@@ -276,6 +353,34 @@ mod tests {
         assert_eq!(extra["query"], json!(["required parameter is missing"]));
         assert_eq!(extra["color"], json!(["unknown parameter"]));
         assert_eq!(extra["limit"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn bounds_and_formats_touch_schemas_only() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "format": "uint8"},
+                "when": {"type": "string", "format": "date-time"},
+                "ratio": {"type": "number", "format": "double"},
+                "format": {"type": "string", "default": "uint64"},
+                "cfg": {"$ref": "#/$defs/Cfg", "default": {"format": "int8", "level": 3}},
+                "list": {"type": "array", "items": {"type": "integer", "format": "int16"}},
+                "either": {"anyOf": [{"type": "integer", "format": "uint"}, {"type": "null"}]}
+            },
+            "$defs": {"Cfg": {"type": "object", "properties": {"level": {"type": "integer", "format": "int32"}}}}
+        });
+        add_integer_bounds(&mut schema);
+        standard_formats(&mut schema);
+        let p = &schema["properties"];
+        assert_eq!(p["n"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+        assert_eq!(p["when"]["format"], "date-time", "standard formats stay");
+        assert_eq!(p["ratio"], json!({"type": "number"}));
+        assert_eq!(p["format"], json!({"type": "string", "default": "uint64"}), "a property named `format` is kept");
+        assert_eq!(p["cfg"]["default"], json!({"format": "int8", "level": 3}), "default values are data");
+        assert_eq!(p["list"]["items"], json!({"type": "integer", "minimum": -32768, "maximum": 32767}));
+        assert_eq!(p["either"]["anyOf"][0]["minimum"], 0);
+        assert_eq!(schema["$defs"]["Cfg"]["properties"]["level"]["maximum"], i32::MAX);
     }
 
     #[test]

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Interop check: the MCP Inspector's CLI mode against the catalog example.
+
+    inspector_cli.py --inspector PATH/TO/mcp-inspector --url http://127.0.0.1:PORT/mcp/v1
+
+Runs `mcp-inspector --cli URL --transport http --method tools/list`, then
+`--method tools/call` on several tools, and checks each answer and that the
+Inspector printed nothing on stderr: it warns there about every schema it
+cannot use strictly (e.g. `unknown format "uint64" ignored`).
+Exits 1 with a message for every mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from typing import Any
+
+TIMEOUT = 90
+
+
+def run(inspector: str, url: str, *args: str, tool_error: bool = False) -> tuple[Any, str, list[str]]:
+    """The parsed stdout (for a tool error: the error the CLI prints on
+    stderr), the remaining stderr text, and problems running the command."""
+    command = [inspector, "--cli", url, "--transport", "http", *args]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, "", [f"{' '.join(args)}: no answer within {TIMEOUT} s"]
+    problems = []
+    if tool_error:
+        # The CLI exits 5 and reports an `isError: true` result on stderr.
+        try:
+            reported = json.loads(done.stderr)
+        except json.JSONDecodeError:
+            return None, done.stderr, [f"{' '.join(args)}: expected a tool error, got: {done.stderr[:300]!r}"]
+        if done.returncode != 5:
+            problems.append(f"{' '.join(args)}: exit {done.returncode}, expected 5 for a tool error")
+        return reported, "", problems
+    if done.returncode != 0:
+        problems.append(f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[:500]}")
+    try:
+        parsed = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        parsed = None
+        problems.append(f"{' '.join(args)}: stdout is not JSON: {done.stdout[:300]!r}")
+    return parsed, done.stderr, problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--inspector", required=True)
+    parser.add_argument("--url", required=True)
+    args = parser.parse_args()
+    failures: list[str] = []
+
+    def check(ok: bool, what: str, detail: Any = None) -> None:
+        print(f"  {'ok  ' if ok else 'FAIL'}  {what}")
+        if not ok:
+            failures.append(what if detail is None else f"{what}: {detail}")
+
+    listed, stderr, problems = run(args.inspector, args.url, "--method", "tools/list")
+    failures.extend(problems)
+    names = {tool.get("name") for tool in (listed or {}).get("tools", [])}
+    check({"ping", "Catalog.get", "Catalog.search", "Catalog.list"} <= names, "tools/list has the catalog's tools", names)
+    check(stderr.strip() == "", "tools/list: nothing on stderr", stderr.strip()[:800])
+
+    calls = [
+        ("Catalog.get", ["id=7"], lambda r: r.get("structuredContent") == {"result": {"id": 7, "name": "n7"}}),
+        ("Catalog.search", ["query=n1", "limit=2"], lambda r: len(r.get("structuredContent", {}).get("result", [])) == 2),
+        ("Catalog.list", ["sort=name"], lambda r: r.get("structuredContent", {}).get("result", [{}])[0].get("name") == "n1"),
+        ("Catalog.categories", [], lambda r: r.get("structuredContent", {}).get("result", {}).get("name") == "All"),
+        ("ping", ["who=inspector"], lambda r: r.get("structuredContent") == {"result": "pong inspector"}),
+        ("Catalog.get", ["id=999"], lambda r: r.get("error", {}).get("code") == "tool_is_error"),
+    ]
+    for tool, tool_args, expect in calls:
+        extra = [part for arg in tool_args for part in ("--tool-arg", arg)]
+        command = ["--method", "tools/call", "--tool-name", tool, *extra]
+        result, stderr, problems = run(args.inspector, args.url, *command, tool_error="id=999" in tool_args)
+        failures.extend(problems)
+        check(result is not None and expect(result), f"tools/call {tool} {' '.join(tool_args)}", result)
+        check(stderr.strip() == "", f"tools/call {tool}: nothing on stderr", stderr.strip()[:800])
+
+    if failures:
+        print(f"inspector: {len(failures)} failure(s)", file=sys.stderr)
+        for failure in failures:
+            print(f"  - {failure}", file=sys.stderr)
+        return 1
+    print("inspector: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
