@@ -1,6 +1,8 @@
 //! HTTP plumbing: body types, a prefix router and the bundled runner.
 
 pub mod body;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod route;
 pub mod router;
 pub mod runner;

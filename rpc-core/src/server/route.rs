@@ -22,11 +22,24 @@ pub fn version_from_path(path: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// The path the client asked for, before any router stripped a mount
+/// prefix: from this crate's [`Router`](super::Router) ([`OriginalUri`]),
+/// from axum's `nest_service` (with the `axum` feature), or the request's own.
+pub fn original_path<B>(request: &Request<B>) -> &str {
+    if let Some(original) = request.extensions().get::<OriginalUri>() {
+        return original.0.path();
+    }
+    #[cfg(feature = "axum")]
+    if let Some(original) = request.extensions().get::<axum::extract::OriginalUri>() {
+        return original.0.path();
+    }
+    request.uri().path()
+}
+
 /// The public URL of the request: `X-Forwarded-Proto` (or http), the
 /// `Host` header and the original path.
 pub fn public_url<B>(request: &Request<B>) -> String {
-    let path =
-        request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().path(), |o| o.0.path()).to_owned();
+    let path = original_path(request).to_owned();
     let headers = request.headers();
     let host = headers
         .get(http::header::HOST)
