@@ -154,7 +154,7 @@ pub enum Output {
     Unit,
     /// Any other type: a `Result` (by meaning, decided by the generated
     /// code) or a plain value.
-    Typed(Type),
+    Typed(Box<Type>),
 }
 
 /// One exposed method.
@@ -455,7 +455,7 @@ fn output_of(output: &ReturnType) -> syn::Result<Output> {
             "`impl Trait` return types are not supported in RPC methods: the result needs a nameable type \
              for its JSON Schema",
         )),
-        ty => Ok(Output::Typed(ty.clone())),
+        ty => Ok(Output::Typed(Box::new(ty.clone()))),
     }
 }
 
