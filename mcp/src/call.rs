@@ -1,23 +1,86 @@
 //! `tools/call`: a tool call becomes a call of the core executor, and the
-//! outcome becomes a `CallToolResult`.
+//! outcome becomes a `CallToolResult` — the same in both eras.
 //!
-//! * Unknown tool, malformed params, arguments that fail the input schema:
-//!   a JSON-RPC `-32602` error (the method does not run).
+//! * Unknown tool, malformed params: a JSON-RPC `-32602` error (the method
+//!   does not run). Arguments that fail the input schema: `-32602` too, or,
+//!   with [`InvalidArguments::ToolError`], an `isError: true` result with the
+//!   same details.
+//! * A tool that needs a client capability the client did not declare
+//!   (`#[mcp_tool(requires_client(sampling))]`): `-32021` with
+//!   `data.requiredCapabilities`.
 //! * Success: the result as JSON text, plus `structuredContent`
 //!   `{"result": ...}` when the tool has an `outputSchema`; a method that
-//!   returns MCP content has it passed through as `content`.
+//!   returns MCP content has it passed through as `content`. In 2026-07-28,
+//!   also `resultType` and the server's identity in `_meta`.
 //! * An error from the method or the pipeline around it: `isError: true`
 //!   with the RPC error object as the text.
 
 use std::borrow::Cow;
 
-use rpc::{Call, Environment, Execution, Executor, Params, RpcError, Stage, Transport};
+use rpc::{Call, Context, Environment, Execution, Executor, Params, RpcError, Stage, Transport};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::protocol::ProtocolVersion;
+use crate::config::InvalidArguments;
+use crate::protocol::{ProtocolVersion, code};
 use crate::tools::{Tool, ToolSet};
+
+/// A JSON-RPC error object as MCP defines it: the code, the message and
+/// exactly the `data` the protocol gives the code (`-32021`, `-32022` have
+/// fixed shapes), or the RPC error's environment-dependent data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolError {
+    /// The JSON-RPC code.
+    pub code: i32,
+    /// The message.
+    pub message: Cow<'static, str>,
+    /// The `data` member.
+    pub data: Option<Value>,
+}
+
+impl ProtocolError {
+    /// An error with no data.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        ProtocolError { code, message: message.into(), data: None }
+    }
+
+    /// The error with `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// An RPC error, with its data as `env` shows it.
+    pub fn from_rpc(error: &RpcError, env: Environment) -> Self {
+        ProtocolError {
+            code: error.code(),
+            message: Cow::Owned(error.message().to_owned()),
+            data: Some(error.data(env)),
+        }
+    }
+
+    /// `-32021`: the tool needs client capabilities the request did not declare.
+    pub fn missing_capabilities(names: &[&str]) -> Self {
+        let required: Map<String, Value> = names.iter().map(|n| ((*n).to_owned(), json!({}))).collect();
+        ProtocolError::new(
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("Missing required client capability: {}", names.join(", ")),
+        )
+        .with_data(json!({"requiredCapabilities": required}))
+    }
+
+    /// The `{"code","message","data"}` object.
+    pub fn to_json(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("code".into(), json!(self.code));
+        obj.insert("message".into(), Value::String(self.message.to_string()));
+        if let Some(data) = &self.data {
+            obj.insert("data".into(), data.clone());
+        }
+        Value::Object(obj)
+    }
+}
 
 /// Where a call is served.
 #[derive(Debug, Clone, Copy)]
@@ -26,20 +89,24 @@ pub struct CallTarget<'a> {
     pub group: &'a str,
     /// The API version from the route.
     pub version: u32,
-    /// The negotiated protocol revision.
+    /// The protocol revision the request is served at.
     pub protocol: ProtocolVersion,
+    /// How invalid arguments are reported.
+    pub invalid_arguments: InvalidArguments,
+    /// `,"resultType":"complete","_meta":{...}` to close 2026-07-28 results with.
+    pub stateless_tail: &'a str,
 }
 
 /// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
 /// protocol error; plus the execution (for after-response hooks).
 pub struct CallOutcome {
-    /// The serialised result or the JSON-RPC error.
-    pub result: Result<Vec<u8>, RpcError>,
+    /// The serialised result or the error.
+    pub result: Result<Vec<u8>, ProtocolError>,
     /// The core execution, if the method was looked up.
     pub execution: Option<Execution>,
 }
 
-/// `tools/call` params (other members, such as `_meta`, are ignored).
+/// `tools/call` params (other members, such as `_meta`, are read elsewhere).
 #[derive(Deserialize)]
 pub struct CallParams<'a> {
     /// The tool name.
@@ -50,35 +117,54 @@ pub struct CallParams<'a> {
     pub arguments: Option<Map<String, Value>>,
 }
 
-/// Runs `tools/call` with `params` (`None`: the request had none).
+/// Runs tool `name` with `arguments`; the method gets `context`.
 pub async fn call_tool(
     executor: &Executor,
     tools: &ToolSet,
     target: CallTarget<'_>,
-    params: Option<CallParams<'_>>,
+    name: &str,
+    arguments: Map<String, Value>,
+    context: Context,
 ) -> CallOutcome {
-    let protocol_error = |e| CallOutcome { result: Err(e), execution: None };
-    let Some(CallParams { name, arguments }) = params else {
-        return protocol_error(RpcError::invalid_params("tools/call requires params with a `name`"));
+    let env = executor.environment();
+    let refuse = |e: ProtocolError| CallOutcome { result: Err(e), execution: None };
+    let Some(tool) = tools.get(name) else {
+        return refuse(ProtocolError::from_rpc(&RpcError::invalid_params(format!("Unknown tool: {name}")), env));
     };
-    let arguments = arguments.unwrap_or_default();
-    let Some(tool) = tools.get(&name) else {
-        return protocol_error(RpcError::invalid_params(format!("Unknown tool: {name}")));
-    };
-    let call = Call::new(&name, target.version, Params::Named(arguments)).scope(target.group).transport(Transport::Mcp);
+    let required = tool.method.descriptor().tool.requires_client;
+    let missing: Vec<&str> = required.iter().copied().filter(|c| !context.client_has(c)).collect();
+    if !missing.is_empty() {
+        return refuse(ProtocolError::missing_capabilities(&missing));
+    }
+    let call = Call::new(name, target.version, Params::Named(arguments))
+        .scope(target.group)
+        .transport(Transport::Mcp)
+        .context(context);
     let execution = executor.execute(call).await;
     let result = match (&execution.result, execution.stage) {
-        (Ok(value), _) => Ok(success(tool, value, target.protocol)),
-        (Err(e), Stage::Lookup | Stage::Validation) => Err(e.clone()),
+        (Ok(value), _) => Ok(success(tool, value, target)),
+        (Err(e), Stage::Lookup) => Err(ProtocolError::from_rpc(e, env)),
+        (Err(e), Stage::Validation) => match target.invalid_arguments {
+            InvalidArguments::ProtocolError => Err(ProtocolError::from_rpc(e, env)),
+            InvalidArguments::ToolError => Ok(tool_error(e, env, target)),
+        },
         // The method ran, or something around it refused it: a tool error the model can read.
-        (Err(e), _) => Ok(tool_error(e, executor.environment())),
+        (Err(e), _) => Ok(tool_error(e, env, target)),
     };
     CallOutcome { result, execution: Some(execution) }
 }
 
-fn success(tool: &Tool, value: &RawValue, protocol: ProtocolVersion) -> Vec<u8> {
+/// Closes a result object: `}` or, in 2026-07-28, the stateless fields first.
+fn close(out: &mut Vec<u8>, target: CallTarget<'_>) {
+    if target.protocol.is_stateless() {
+        out.extend_from_slice(target.stateless_tail.as_bytes());
+    }
+    out.push(b'}');
+}
+
+fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
     let raw = value.get();
-    let mut out = Vec::with_capacity(raw.len() * 2 + 96);
+    let mut out = Vec::with_capacity(raw.len() * 2 + 96 + target.stateless_tail.len());
     if tool.returns_content {
         out.extend_from_slice(b"{\"content\":");
         if raw.starts_with('[') {
@@ -88,27 +174,30 @@ fn success(tool: &Tool, value: &RawValue, protocol: ProtocolVersion) -> Vec<u8> 
             out.extend_from_slice(raw.as_bytes());
             out.push(b']');
         }
-        out.extend_from_slice(b",\"isError\":false}");
+        out.extend_from_slice(b",\"isError\":false");
+        close(&mut out, target);
         return out;
     }
     out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
     // A `&str` always serialises.
     let _ = serde_json::to_writer(&mut out, raw);
     out.extend_from_slice(b"}]");
-    if protocol.has_structured_output() && tool.has_output_schema() {
+    if target.protocol.has_structured_output() && tool.has_output_schema() {
         out.extend_from_slice(b",\"structuredContent\":{\"result\":");
         out.extend_from_slice(raw.as_bytes());
         out.push(b'}');
     }
-    out.extend_from_slice(b",\"isError\":false}");
+    out.extend_from_slice(b",\"isError\":false");
+    close(&mut out, target);
     out
 }
 
-fn tool_error(error: &RpcError, env: Environment) -> Vec<u8> {
+fn tool_error(error: &RpcError, env: Environment, target: CallTarget<'_>) -> Vec<u8> {
     let text = error.to_json(env).to_string();
     let mut out = Vec::with_capacity(text.len() + 64);
     out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
     let _ = serde_json::to_writer(&mut out, &text);
-    out.extend_from_slice(b"}],\"isError\":true}");
+    out.extend_from_slice(b"}],\"isError\":true");
+    close(&mut out, target);
     out
 }

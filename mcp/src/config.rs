@@ -125,6 +125,69 @@ impl ServerInfo {
     }
 }
 
+/// Which protocol eras an endpoint serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Eras {
+    /// Both: `initialize` and sessions for 2024-11-05 … 2025-11-25 clients,
+    /// stateless requests for 2026-07-28 clients, on the same URL (default).
+    #[default]
+    Both,
+    /// Only the handshake era: a 2026-07-28 request is treated as one
+    /// without a session (400), so dual-era clients fall back to `initialize`.
+    HandshakeOnly,
+    /// Only 2026-07-28: GET and DELETE are 405, `Mcp-Session-Id` and
+    /// `Last-Event-ID` are ignored, `initialize`, `ping` and
+    /// `logging/setLevel` are unknown methods (404, `-32601`).
+    StatelessOnly,
+}
+
+impl Eras {
+    /// Whether the handshake era is served.
+    pub fn handshake(self) -> bool {
+        matches!(self, Eras::Both | Eras::HandshakeOnly)
+    }
+
+    /// Whether the stateless era is served.
+    pub fn stateless(self) -> bool {
+        matches!(self, Eras::Both | Eras::StatelessOnly)
+    }
+}
+
+/// Who may reuse a cached list (2026-07-28 `cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CacheScope {
+    /// Any client, and shared caches (the list is the same for everyone).
+    #[default]
+    Public,
+    /// Only the client that asked (the list depends on who asks).
+    Private,
+}
+
+impl CacheScope {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+/// How `tools/call` reports arguments that fail the tool's input schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum InvalidArguments {
+    /// A JSON-RPC `-32602` error (the design reference's choice; default).
+    #[default]
+    ProtocolError,
+    /// A tool result with `isError: true` carrying the same details, so the
+    /// model sees its mistake and can retry (the 2025-11-25 specification's
+    /// reading, SEP-1303).
+    ToolError,
+}
+
 /// Settings of one endpoint (one API group), set through
 /// [`McpEndpointBuilder`](crate::McpEndpointBuilder).
 #[derive(Debug, Clone)]
@@ -144,10 +207,26 @@ pub struct McpConfig {
     pub max_batch: usize,
     /// `_meta` per tool name.
     pub tool_meta: BTreeMap<String, Map<String, Value>>,
+    /// The eras served.
+    pub eras: Eras,
+    /// How long a client may reuse `tools/list` and `server/discover` (`ttlMs`).
+    pub list_ttl: Duration,
+    /// Who may reuse them (`cacheScope`).
+    pub cache_scope: CacheScope,
+    /// How invalid tool arguments are reported.
+    pub invalid_arguments: InvalidArguments,
+    /// Notification frames a request may queue for a slow client before
+    /// further progress and log events are dropped.
+    pub event_buffer: usize,
+    /// Interval of SSE keep-alive comments on streams that stay open.
+    pub keep_alive: Duration,
 }
 
 impl McpConfig {
-    /// Defaults: 50 tools per page, sessions expire after 1 hour idle, 4 MiB bodies, batches of 100.
+    /// Defaults: 50 tools per page, sessions expire after 1 hour idle, 4 MiB
+    /// bodies, batches of 100, both eras, lists cacheable publicly for 5
+    /// minutes, invalid arguments as `-32602`, 256 queued events per request,
+    /// keep-alives every 15 s.
     pub fn new(server_info: ServerInfo) -> Self {
         McpConfig {
             server_info,
@@ -157,6 +236,12 @@ impl McpConfig {
             max_body_bytes: 4 * 1024 * 1024,
             max_batch: 100,
             tool_meta: BTreeMap::new(),
+            eras: Eras::Both,
+            list_ttl: Duration::from_secs(300),
+            cache_scope: CacheScope::Public,
+            invalid_arguments: InvalidArguments::ProtocolError,
+            event_buffer: 256,
+            keep_alive: Duration::from_secs(15),
         }
     }
 }

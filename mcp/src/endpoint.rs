@@ -4,11 +4,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rpc::{ApiGroup, Executor, HostPolicy};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::config::{McpConfig, ServerInfo};
+use crate::changes::ListChanges;
+use crate::config::{CacheScope, Eras, InvalidArguments, McpConfig, ServerInfo};
+use crate::protocol::ProtocolVersion;
 use crate::session::{InMemorySessionStore, SessionStore};
-use crate::tools::GroupTools;
+use crate::tools::{GroupTools, server_info_meta, stateless_list_fields};
+use crate::transport::inflight::InFlight;
 
 /// Configures an [`McpEndpoint`].
 pub struct McpEndpointBuilder {
@@ -17,6 +20,7 @@ pub struct McpEndpointBuilder {
     config: McpConfig,
     sessions: Option<Arc<dyn SessionStore>>,
     hosts: HostPolicy,
+    list_changes: Option<ListChanges>,
 }
 
 impl std::fmt::Debug for McpEndpointBuilder {
@@ -75,9 +79,57 @@ impl McpEndpointBuilder {
         self
     }
 
-    /// Builds the endpoint; every tool list is built and serialised here.
+    /// Which protocol eras the endpoint serves (default: both, on one URL).
+    pub fn eras(mut self, eras: Eras) -> Self {
+        self.config.eras = eras;
+        self
+    }
+
+    /// How long, and by whom, `tools/list` and `server/discover` results may
+    /// be reused (2026-07-28 `ttlMs`, `cacheScope`; default 5 minutes, public).
+    pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.config.list_ttl = ttl;
+        self.config.cache_scope = scope;
+        self
+    }
+
+    /// How arguments that fail a tool's input schema are reported (default:
+    /// a `-32602` error; [`InvalidArguments::ToolError`]: an `isError` result).
+    pub fn invalid_arguments(mut self, mode: InvalidArguments) -> Self {
+        self.config.invalid_arguments = mode;
+        self
+    }
+
+    /// The hub the application tells about list changes: the endpoint then
+    /// advertises `tools.listChanged` (2026-07-28) and serves
+    /// `subscriptions/listen`.
+    pub fn list_changes(mut self, changes: ListChanges) -> Self {
+        self.list_changes = Some(changes);
+        self
+    }
+
+    /// Notification frames a request may queue for a slow client before
+    /// further progress and log events are dropped (default 256).
+    pub fn event_buffer(mut self, frames: usize) -> Self {
+        self.config.event_buffer = frames.max(1);
+        self
+    }
+
+    /// Interval of SSE keep-alive comments on long streams (default 15 s).
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.config.keep_alive = interval.max(Duration::from_millis(10));
+        self
+    }
+
+    /// Builds the endpoint; every tool list and the discovery result are
+    /// built and serialised here.
     pub fn build(self) -> McpEndpoint {
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config);
+        let tail = {
+            let meta = server_info_meta(&self.config).to_string();
+            format!(",\"resultType\":\"complete\",\"_meta\":{meta}")
+        };
+        let discover = discover_result(&self.config, self.list_changes.is_some());
         McpEndpoint {
             inner: Arc::new(Inner {
                 executor: self.executor,
@@ -86,9 +138,26 @@ impl McpEndpointBuilder {
                 tools,
                 sessions: self.sessions.unwrap_or_else(|| Arc::new(InMemorySessionStore::default())),
                 hosts: self.hosts,
+                list_changes: self.list_changes,
+                stateless_tail: tail,
+                discover,
+                inflight: InFlight::default(),
             }),
         }
     }
+}
+
+/// The serialised `DiscoverResult`.
+fn discover_result(config: &McpConfig, list_changed: bool) -> Vec<u8> {
+    let mut result = Map::new();
+    let supported: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
+    result.insert("supportedVersions".into(), json!(supported));
+    result.insert("capabilities".into(), json!({"tools": {"listChanged": list_changed}, "logging": {}}));
+    if let Some(instructions) = &config.instructions {
+        result.insert("instructions".into(), json!(instructions));
+    }
+    result.extend(stateless_list_fields(config));
+    serde_json::to_vec(&Value::Object(result)).unwrap_or_default()
 }
 
 /// The MCP endpoint of one API group, a `tower::Service` (see
@@ -113,6 +182,13 @@ pub(crate) struct Inner {
     pub tools: GroupTools,
     pub sessions: Arc<dyn SessionStore>,
     pub hosts: HostPolicy,
+    pub list_changes: Option<ListChanges>,
+    /// `,"resultType":"complete","_meta":{serverInfo}`: closes 2026-07-28 results.
+    pub stateless_tail: String,
+    /// The serialised `server/discover` result.
+    pub discover: Vec<u8>,
+    /// Calls of handshake-era sessions in progress, for `notifications/cancelled`.
+    pub inflight: InFlight,
 }
 
 impl McpEndpoint {
@@ -134,11 +210,21 @@ impl McpEndpoint {
             config: McpConfig::new(ServerInfo::new(name, env!("CARGO_PKG_VERSION"))),
             sessions: None,
             hosts: HostPolicy::default(),
+            list_changes: None,
         }
     }
 
     /// The API group served.
     pub fn group(&self) -> &str {
         &self.inner.group
+    }
+
+    /// Ends the open `subscriptions/listen` streams gracefully (call it when
+    /// shutting down a server that is not `rpc::server::serve`, which does
+    /// it by itself).
+    pub fn close_streams(&self) {
+        if let Some(changes) = &self.inner.list_changes {
+            changes.close();
+        }
     }
 }

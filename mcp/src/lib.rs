@@ -32,19 +32,23 @@
 #![warn(missing_docs)]
 
 pub mod call;
+pub mod changes;
 pub mod config;
 pub mod content;
-mod dispatch;
 pub mod endpoint;
+mod notify;
 pub mod protocol;
 pub mod session;
 pub mod tools;
 pub mod transport;
 
-pub use config::{Icon, McpConfig, ServerInfo};
+pub use changes::{ListChange, ListChanges};
+pub use config::{CacheScope, Eras, Icon, InvalidArguments, McpConfig, ServerInfo};
 pub use content::{Content, ResourceContents};
 pub use endpoint::{McpEndpoint, McpEndpointBuilder};
-pub use protocol::ProtocolVersion;
+pub use protocol::{Era, ProtocolVersion};
+/// The request context a tool method can take (`ctx: mcp::Context`).
+pub use rpc::{Context, LogLevel};
 pub use rpc_macros::mcp_tool;
 
 /// The runtime crate, for applications that depend on `mcp` alone:

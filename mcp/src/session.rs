@@ -30,6 +30,12 @@ pub struct Session {
     pub protocol_version: String,
     /// `clientInfo` from `initialize`.
     pub client_info: Option<serde_json::Value>,
+    /// The names of the capabilities the client declared (`sampling`, ...).
+    #[serde(default)]
+    pub client_capabilities: Vec<String>,
+    /// The level set with `logging/setLevel`; no log messages before that.
+    #[serde(default)]
+    pub log_level: Option<rpc::LogLevel>,
 }
 
 impl Session {
@@ -40,7 +46,25 @@ impl Session {
             endpoint: endpoint.into(),
             protocol_version: protocol_version.as_str().to_owned(),
             client_info: None,
+            client_capabilities: Vec::new(),
+            log_level: None,
         }
+    }
+
+    /// The session with the names of the client's declared capabilities.
+    pub fn with_client_capabilities(mut self, names: Vec<String>) -> Self {
+        self.client_capabilities = names;
+        self
+    }
+
+    /// The capabilities as an object (`{"sampling": {}}`), for a request's context.
+    pub fn capabilities_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.client_capabilities
+                .iter()
+                .map(|n| (n.clone(), serde_json::Value::Object(Default::default())))
+                .collect(),
+        )
     }
 
     /// The session with the client's `clientInfo`.
@@ -112,6 +136,9 @@ pub trait SessionStore: Send + Sync + 'static {
     fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Result<Option<Arc<Session>>, SessionError>>;
     /// Ends a session; `false` if there was none.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionError>>;
+    /// Replaces a stored session (same id) with `session`, e.g. after
+    /// `logging/setLevel`; `false` if it no longer exists.
+    fn update(&self, session: Session) -> StoreFuture<'_, Result<bool, SessionError>>;
 }
 
 /// The in-process session store.
@@ -205,6 +232,17 @@ impl SessionStore for InMemorySessionStore {
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionError>> {
         StoreFuture::ready(Ok(self.lock().remove(id).is_some()))
     }
+
+    fn update(&self, session: Session) -> StoreFuture<'_, Result<bool, SessionError>> {
+        let result = match self.lock().get_mut(&session.id) {
+            Some((stored, _)) => {
+                *stored = Arc::new(session);
+                true
+            }
+            None => false,
+        };
+        StoreFuture::ready(Ok(result))
+    }
 }
 
 /// A new session id: 128 bits from the operating system's CSPRNG, as hex.
@@ -250,6 +288,18 @@ mod tests {
         assert!(store.remove("a").await.unwrap());
         assert!(!store.remove("a").await.unwrap());
         store.create(session("b"), ttl).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn update_replaces_a_live_session_only() {
+        let store = InMemorySessionStore::new(10);
+        let ttl = Duration::from_secs(60);
+        store.create(session("a"), ttl).await.unwrap();
+        let mut changed = session("a");
+        changed.log_level = Some(rpc::LogLevel::Warning);
+        assert!(store.update(changed).await.unwrap());
+        assert_eq!(store.get("a", ttl).await.unwrap().unwrap().log_level, Some(rpc::LogLevel::Warning));
+        assert!(!store.update(session("gone")).await.unwrap());
     }
 
     #[test]

@@ -15,6 +15,17 @@ use crate::config::McpConfig;
 use crate::content::CONTENT_MARKER;
 use crate::protocol::ProtocolVersion;
 
+/// A parameter mirrored into an `Mcp-Param-{header}` HTTP header (SEP-2243).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirroredParam {
+    /// The argument's name.
+    pub param: &'static str,
+    /// The name part of the header (`Mcp-Param-{header}`).
+    pub header: &'static str,
+    /// Whether the parameter is an integer (compared numerically).
+    pub integer: bool,
+}
+
 /// One tool: a method of the group.
 #[derive(Debug, Clone)]
 pub struct Tool {
@@ -22,6 +33,8 @@ pub struct Tool {
     pub method: Arc<Method>,
     /// The method returns MCP content, passed through as `content`.
     pub returns_content: bool,
+    /// Parameters mirrored into headers.
+    pub mirrored: Vec<MirroredParam>,
 }
 
 impl Tool {
@@ -37,7 +50,7 @@ pub struct ToolSet {
     endpoint: String,
     tools: HashMap<&'static str, Tool>,
     /// Serialised `ListToolsResult` pages, per protocol revision.
-    pages: [Vec<Bytes>; 4],
+    pages: [Vec<Bytes>; 5],
 }
 
 impl ToolSet {
@@ -63,7 +76,7 @@ impl ToolSet {
 
     /// The serialised `tools/list` result for `cursor`, or `None` for an invalid cursor.
     pub fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        let pages = &self.pages[version_index(version)];
+        let pages = &self.pages[version.index()];
         let index = match cursor {
             None => 0,
             Some(cursor) => decode_cursor(cursor).filter(|i| *i > 0 && *i < pages.len())?,
@@ -125,17 +138,55 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig) -> 
         .map(|m| Tool {
             method: Arc::clone(m),
             returns_content: m.schemas().result.as_ref().is_some_and(is_content_schema),
+            mirrored: mirrored_params(m),
         })
         .collect();
-    let pages = ProtocolVersion::HANDSHAKE.map(|version| {
+    let pages = ProtocolVersion::ALL.map(|version| {
         let objects: Vec<Value> = tools.iter().map(|t| tool_json(t, version, config)).collect();
-        paginate(objects, config.page_size.max(1))
+        let extra = version.is_stateless().then(|| stateless_list_fields(config));
+        paginate(objects, config.page_size.max(1), extra.as_ref())
     });
     let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
     ToolSet { endpoint, tools, pages }
 }
 
-fn paginate(objects: Vec<Value>, page_size: usize) -> Vec<Bytes> {
+/// The fields every 2026-07-28 list result carries besides its items:
+/// `resultType`, `ttlMs`, `cacheScope` and the server's identity.
+pub fn stateless_list_fields(config: &McpConfig) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("resultType".into(), json!("complete"));
+    fields.insert("ttlMs".into(), json!(u64::try_from(config.list_ttl.as_millis()).unwrap_or(u64::MAX)));
+    fields.insert("cacheScope".into(), json!(config.cache_scope.as_str()));
+    fields.insert("_meta".into(), server_info_meta(config));
+    fields
+}
+
+/// `{"io.modelcontextprotocol/serverInfo": ...}`.
+pub fn server_info_meta(config: &McpConfig) -> Value {
+    let mut meta = Map::new();
+    meta.insert(crate::protocol::meta::SERVER_INFO.into(), config.server_info.to_json(ProtocolVersion::V2026_07_28));
+    Value::Object(meta)
+}
+
+fn mirrored_params(method: &Method) -> Vec<MirroredParam> {
+    let properties = &method.schemas().input["properties"];
+    method
+        .descriptor()
+        .params
+        .iter()
+        .filter_map(|p| {
+            let header = p.header?;
+            let integer = match &properties[p.name]["type"] {
+                Value::String(t) => t == "integer",
+                Value::Array(types) => types.iter().any(|t| t == "integer"),
+                _ => false,
+            };
+            Some(MirroredParam { param: p.name, header, integer })
+        })
+        .collect()
+}
+
+fn paginate(objects: Vec<Value>, page_size: usize, extra: Option<&Map<String, Value>>) -> Vec<Bytes> {
     let chunks: Vec<&[Value]> = if objects.is_empty() { vec![&[][..]] } else { objects.chunks(page_size).collect() };
     let count = chunks.len();
     chunks
@@ -146,6 +197,9 @@ fn paginate(objects: Vec<Value>, page_size: usize) -> Vec<Bytes> {
             result.insert("tools".into(), Value::Array(chunk.to_vec()));
             if i + 1 < count {
                 result.insert("nextCursor".into(), Value::String(encode_cursor(i + 1)));
+            }
+            if let Some(extra) = extra {
+                result.extend(extra.clone());
             }
             Bytes::from(serde_json::to_vec(&Value::Object(result)).unwrap_or_default())
         })
@@ -164,7 +218,19 @@ pub fn tool_json(tool: &Tool, version: ProtocolVersion, config: &McpConfig) -> V
     if let Some(description) = method.full_description() {
         obj.insert("description".into(), json!(description));
     }
-    obj.insert("inputSchema".into(), method.schemas().input.clone());
+    let mut input = method.schemas().input.clone();
+    if !version.is_stateless() {
+        // `x-mcp-header` is a 2026-07-28 keyword; strict clients of earlier
+        // revisions would warn about it.
+        if let Some(Value::Object(properties)) = input.get_mut("properties") {
+            for property in properties.values_mut() {
+                if let Value::Object(schema) = property {
+                    schema.remove(rpc::schema::X_MCP_HEADER);
+                }
+            }
+        }
+    }
+    obj.insert("inputSchema".into(), input);
     if version.has_structured_output()
         && tool.has_output_schema()
         && let Some(output) = &method.schemas().output
@@ -215,10 +281,6 @@ fn is_content_schema(schema: &Value) -> bool {
     marked(&root) || root.get("items").and_then(resolve).is_some_and(|items| marked(&items))
 }
 
-fn version_index(version: ProtocolVersion) -> usize {
-    ProtocolVersion::HANDSHAKE.iter().position(|v| *v == version).unwrap_or(ProtocolVersion::HANDSHAKE.len() - 1)
-}
-
 fn encode_cursor(page: usize) -> String {
     URL_SAFE_NO_PAD.encode(format!("page:{page}"))
 }
@@ -251,12 +313,16 @@ mod tests {
 
     #[test]
     fn paginates() {
-        let pages = paginate((0..5).map(|i| json!(i)).collect(), 2);
+        let pages = paginate((0..5).map(|i| json!(i)).collect(), 2, None);
         assert_eq!(pages.len(), 3);
         let last: Value = serde_json::from_slice(&pages[2]).unwrap();
         assert!(last.get("nextCursor").is_none());
         let first: Value = serde_json::from_slice(&pages[0]).unwrap();
         assert_eq!(decode_cursor(first["nextCursor"].as_str().unwrap()), Some(1));
-        assert_eq!(paginate(vec![], 2).len(), 1);
+        assert_eq!(paginate(vec![], 2, None).len(), 1);
+        let mut extra = Map::new();
+        extra.insert("ttlMs".into(), json!(5));
+        let with: Value = serde_json::from_slice(&paginate(vec![json!(1)], 2, Some(&extra))[0]).unwrap();
+        assert_eq!(with, json!({"tools": [1], "ttlMs": 5}));
     }
 }

@@ -14,6 +14,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::context::Context;
 use crate::error::RpcError;
 use crate::group::GroupRef;
 
@@ -42,8 +43,9 @@ impl std::fmt::Debug for Invoked {
 }
 
 /// Invokes a method on a service instance with named parameters that have
-/// already been validated against the method's input schema.
-pub type InvokeFn = fn(&ServiceInstance, serde_json::Map<String, Value>) -> Invoked;
+/// already been validated against the method's input schema, and the
+/// call's request context.
+pub type InvokeFn = fn(&ServiceInstance, serde_json::Map<String, Value>, &Context) -> Invoked;
 
 /// Builds the schemas of a method's parameters and result with a caller-chosen
 /// generator, so that the caller decides where referenced definitions go
@@ -101,11 +103,16 @@ pub struct MethodDescriptor {
     pub line: u32,
 }
 
-/// One method parameter.
+/// One method argument: a parameter, or a value the transport provides.
 #[derive(Debug)]
 pub struct ParamDescriptor {
     /// JSON name of the parameter (the Rust identifier).
     pub name: &'static str,
+    /// Whether it comes from the request's parameters and is part of the
+    /// input schema (false for a [`Context`]).
+    pub is_param: bool,
+    /// The `Mcp-Param-{name}` header it is mirrored into (`#[rpc(header)]`).
+    pub header: Option<&'static str>,
     /// Description from `#[rpc(description = ...)]` or the rustdoc `# Arguments` list.
     pub description: Option<&'static str>,
     /// Whether the caller must pass it (no default, not an `Option`).
@@ -139,6 +146,9 @@ pub struct ToolHints {
     pub idempotent_hint: Option<bool>,
     /// The tool interacts with an open world of external entities.
     pub open_world_hint: Option<bool>,
+    /// Client capabilities the tool needs (`#[mcp_tool(requires_client(sampling))]`);
+    /// a client that did not declare one gets `-32021` instead of a call.
+    pub requires_client: &'static [&'static str],
 }
 
 impl ToolHints {
@@ -149,14 +159,16 @@ impl ToolHints {
         destructive_hint: None,
         idempotent_hint: None,
         open_world_hint: None,
+        requires_client: &[],
     };
 }
 
 /// Schemas of one method, built with one generator.
 #[derive(Debug, Clone)]
 pub struct MethodSchemas {
-    /// One schema per parameter, in declaration order.
-    pub params: Vec<Schema>,
+    /// One schema per argument, in declaration order (`None` for arguments
+    /// that are not parameters).
+    pub params: Vec<Option<Schema>>,
     /// Schema of the result, `None` for `()`.
     pub result: Option<Schema>,
 }

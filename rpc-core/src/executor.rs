@@ -19,6 +19,7 @@ use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::context::Context;
 use crate::descriptor::{InvokeResult, Invoked};
 use crate::error::{Environment, RpcError};
 use crate::registry::{Method, Registry};
@@ -60,12 +61,20 @@ pub struct Call<'a> {
     pub scope: Option<&'a str>,
     /// The transport the call came through.
     pub transport: Transport,
+    /// The request context the method gets (default: one that logs to `tracing`).
+    pub context: Option<Context>,
 }
 
 impl<'a> Call<'a> {
     /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
     pub fn new(method: &'a str, version: u32, params: Params) -> Self {
-        Call { method, version, params, scope: None, transport: Transport::JsonRpc }
+        Call { method, version, params, scope: None, transport: Transport::JsonRpc, context: None }
+    }
+
+    /// The request context the method gets.
+    pub fn context(mut self, context: Context) -> Self {
+        self.context = Some(context);
+        self
     }
 
     /// Restricts the lookup to the methods of group `group`.
@@ -247,7 +256,8 @@ impl Executor {
         }
 
         let invoke = method.descriptor().invoke;
-        let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params)));
+        let context = call.context.unwrap_or_else(|| Context::traced(call.transport, method.name()));
+        let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params, &context)));
         let result = match invoked {
             Ok(Invoked::Ready(result)) => result,
             Ok(Invoked::Pending(future)) => match AssertUnwindSafe(future).catch_unwind().await {
@@ -291,7 +301,8 @@ fn bind(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError>
         Params::None => Ok(Map::new()),
         Params::Named(map) => Ok(map),
         Params::Positional(values) => {
-            let declared = method.descriptor().params;
+            let declared: Vec<&str> =
+                method.descriptor().params.iter().filter(|p| p.is_param).map(|p| p.name).collect();
             if values.len() > declared.len() {
                 return Err(RpcError::invalid_params(format!(
                     "{} takes at most {} positional parameter(s), {} given",
@@ -300,7 +311,7 @@ fn bind(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError>
                     values.len()
                 )));
             }
-            Ok(declared.iter().map(|p| p.name.to_owned()).zip(values).collect())
+            Ok(declared.into_iter().map(str::to_owned).zip(values).collect())
         }
     }
 }

@@ -43,6 +43,7 @@
 extern crate self as rpc;
 
 pub mod clock;
+pub mod context;
 pub mod descriptor;
 pub mod error;
 pub mod executor;
@@ -54,6 +55,7 @@ pub mod schema;
 pub mod security;
 pub mod server;
 
+pub use context::{ClientView, Context, Event, EventSink, LogLevel};
 pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, ToolHints};
 pub use error::{ApplicationError, Environment, RpcError};
 pub use executor::{Call, CallCache, CallHooks, CallInfo, Execution, Executor, Params, Stage, Transport};

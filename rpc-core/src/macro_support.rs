@@ -27,6 +27,7 @@ use serde::de::DeserializeOwned;
 pub use serde_json;
 use serde_json::{Map, Value};
 
+pub use crate::context::Context;
 pub use crate::descriptor::{
     InvokeResult, Invoked, MethodDescriptor, MethodSchemas, OutputKind, ParamDescriptor, ServiceDescriptor,
     ServiceInstance, ToolHints,
@@ -48,33 +49,42 @@ fn wrong_instance<T>() -> RpcError {
     RpcError::internal(format!("service instance is not a `{}`", std::any::type_name::<T>()))
 }
 
-/// A type a method parameter can have: it comes from JSON and has a schema.
+/// A type a method argument can have: a parameter (it comes from JSON and
+/// has a schema), or something the transport fills in ([`Context`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of an RPC parameter",
     label = "parameters are deserialised from JSON and described by a JSON Schema",
     note = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}`"
 )]
-pub trait Param: Sized {
-    /// Takes parameter `name` out of the validated arguments and
-    /// deserialises it; a missing one gets its default (or `None` for an
-    /// `Option`).
+pub trait Arg: Sized {
+    /// Whether the argument comes from the request's parameters (and is
+    /// part of the input schema).
+    const IS_PARAM: bool;
+
+    /// The argument's value: parameter `name` taken out of the validated
+    /// arguments and deserialised (a missing one gets its default, or
+    /// `None` for an `Option`), or what the context provides.
     fn bind(
         method: &str,
         params: &mut Map<String, Value>,
         name: &str,
         default: Option<fn() -> Self>,
+        context: &Context,
     ) -> Result<Self, RpcError>;
 
-    /// The parameter's schema.
-    fn schema(generator: &mut SchemaGenerator) -> Schema;
+    /// The parameter's schema; `None` for arguments that are not parameters.
+    fn schema(generator: &mut SchemaGenerator) -> Option<Schema>;
 }
 
-impl<T: DeserializeOwned + JsonSchema> Param for T {
+impl<T: DeserializeOwned + JsonSchema> Arg for T {
+    const IS_PARAM: bool = true;
+
     fn bind(
         method: &str,
         params: &mut Map<String, Value>,
         name: &str,
         default: Option<fn() -> Self>,
+        _context: &Context,
     ) -> Result<Self, RpcError> {
         let (value, problem) = match (params.remove(name), default) {
             (Some(value), _) => (value, None),
@@ -89,10 +99,46 @@ impl<T: DeserializeOwned + JsonSchema> Param for T {
         })
     }
 
-    fn schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.subschema_for::<T>()
+    fn schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        Some(generator.subschema_for::<T>())
     }
 }
+
+impl Arg for Context {
+    const IS_PARAM: bool = false;
+
+    fn bind(
+        _method: &str,
+        _params: &mut Map<String, Value>,
+        _name: &str,
+        _default: Option<fn() -> Self>,
+        context: &Context,
+    ) -> Result<Self, RpcError> {
+        Ok(context.clone())
+    }
+
+    fn schema(_generator: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+}
+
+/// A parameter type that can be mirrored into an HTTP header
+/// (`#[rpc(header)]`, MCP SEP-2243): strings, integers and booleans.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into an HTTP header",
+    label = "`#[rpc(header)]` takes string, integer and boolean parameters only",
+    note = "MCP's `x-mcp-header` is limited to `string`, `integer` and `boolean` schemas"
+)]
+pub trait HeaderParam {}
+
+macro_rules! header_params {
+    ($($t:ty),*) => { $(impl HeaderParam for $t {})* };
+}
+header_params!(String, bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+impl<T: HeaderParam> HeaderParam for Option<T> {}
+
+/// Compile-time check helper for `#[rpc(header)]`.
+pub fn assert_header<T: HeaderParam>() {}
 
 /// A type a method can return (the success type of a `Result`, or the
 /// value itself): it goes to JSON and has a schema.

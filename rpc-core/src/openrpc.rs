@@ -90,6 +90,7 @@ fn method_object(method: &Method, generator: &mut schemars::SchemaGenerator) -> 
     let params: Vec<Value> = d
         .params
         .iter()
+        .filter(|p| p.is_param)
         .map(|p| {
             let mut obj = Map::new();
             obj.insert("name".into(), json!(p.name));

@@ -64,11 +64,16 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
         schema
     };
 
-    let properties = param_properties(method, schemas.params);
+    let mut properties = param_properties(method, schemas.params);
+    for param in method.params {
+        if let (Some(header), Some(Value::Object(schema))) = (param.header, properties.get_mut(param.name)) {
+            schema.insert(X_MCP_HEADER.into(), Value::String(header.into()));
+        }
+    }
     let mut input = Map::new();
     input.insert("type".into(), json!("object"));
     input.insert("properties".into(), Value::Object(properties));
-    let required: Vec<&str> = method.params.iter().filter(|p| p.required).map(|p| p.name).collect();
+    let required: Vec<&str> = method.params.iter().filter(|p| p.is_param && p.required).map(|p| p.name).collect();
     if !required.is_empty() {
         input.insert("required".into(), json!(required));
     }
@@ -86,11 +91,16 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
     MethodSchemaSet { input, output, result }
 }
 
+/// The schema keyword (MCP SEP-2243) naming the `Mcp-Param-{name}` header a
+/// parameter is mirrored into.
+pub const X_MCP_HEADER: &str = "x-mcp-header";
+
 /// The `properties` of an input schema: each parameter's schema with its
-/// description and default.
-pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Schema>) -> Map<String, Value> {
+/// description and default (arguments that are not parameters are left out).
+pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Option<Schema>>) -> Map<String, Value> {
     let mut properties = Map::new();
     for (param, schema) in method.params.iter().zip(schemas) {
+        let Some(schema) = schema.filter(|_| param.is_param) else { continue };
         let mut schema = match schema.to_value() {
             Value::Object(map) => map,
             Value::Bool(true) => Map::new(),
@@ -147,31 +157,62 @@ pub fn visit_schemas(schema: &mut Value, f: &mut impl FnMut(&mut Map<String, Val
     }
 }
 
+/// The largest integer JavaScript represents exactly: header-mirrored
+/// integers stay within ±this (SEP-2243).
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// The range of a fixed-width integer `format` (`uint32`, `int8`, ...):
+/// the minimum, and the maximum when a JSON number here can hold it.
+fn format_bounds(format: &str) -> Option<(i128, Option<i128>)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), Some(i8::MAX.into())),
+        "uint8" => (0, Some(u8::MAX.into())),
+        "int16" => (i16::MIN.into(), Some(i16::MAX.into())),
+        "uint16" => (0, Some(u16::MAX.into())),
+        "int32" => (i32::MIN.into(), Some(i32::MAX.into())),
+        "uint32" => (0, Some(u32::MAX.into())),
+        "int64" => (i64::MIN.into(), Some(i64::MAX.into())),
+        "uint64" => (0, Some(u64::MAX.into())),
+        "int" => (isize::MIN as i128, Some(isize::MAX as i128)),
+        "uint" => (0, Some(usize::MAX as i128)),
+        // JSON numbers here hold 64 bits: only the sign is a bound.
+        "uint128" => (0, None),
+        _ => return None,
+    })
+}
+
+fn bound_json(value: i128) -> Value {
+    match (i64::try_from(value), u64::try_from(value)) {
+        (Ok(v), _) => json!(v),
+        (_, Ok(v)) => json!(v),
+        _ => json!(value as f64),
+    }
+}
+
 /// Adds `minimum`/`maximum` to integer schemas whose `format` names a
 /// fixed-width type (`uint32`, `int8`, ...), so validation rejects values
-/// the Rust type cannot hold, and clients see the real range.
+/// the Rust type cannot hold, and clients see the real range. An integer
+/// mirrored into a header (`x-mcp-header`) is kept within JavaScript's safe
+/// range, as SEP-2243 requires.
 pub fn add_integer_bounds(schema: &mut Value) {
     visit_schemas(schema, &mut |map| {
-        let bounds: Option<(Value, Option<Value>)> = match map.get("format").and_then(Value::as_str) {
-            Some("int8") => Some((json!(i8::MIN), Some(json!(i8::MAX)))),
-            Some("uint8") => Some((json!(0), Some(json!(u8::MAX)))),
-            Some("int16") => Some((json!(i16::MIN), Some(json!(i16::MAX)))),
-            Some("uint16") => Some((json!(0), Some(json!(u16::MAX)))),
-            Some("int32") => Some((json!(i32::MIN), Some(json!(i32::MAX)))),
-            Some("uint32") => Some((json!(0), Some(json!(u32::MAX)))),
-            Some("int64") => Some((json!(i64::MIN), Some(json!(i64::MAX)))),
-            Some("uint64") => Some((json!(0), Some(json!(u64::MAX)))),
-            Some("int") => Some((json!(isize::MIN as i64), Some(json!(isize::MAX as i64)))),
-            Some("uint") => Some((json!(0), Some(json!(usize::MAX as u64)))),
-            // JSON numbers here hold 64 bits: only the sign is a bound.
-            Some("uint128") => Some((json!(0), None)),
-            _ => None,
-        };
-        if let Some((min, max)) = bounds {
-            map.entry("minimum").or_insert(min);
+        if let Some((min, max)) = map.get("format").and_then(Value::as_str).and_then(format_bounds) {
+            map.entry("minimum").or_insert_with(|| bound_json(min));
             if let Some(max) = max {
-                map.entry("maximum").or_insert(max);
+                map.entry("maximum").or_insert_with(|| bound_json(max));
             }
+        }
+        let integer = match map.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+            _ => false,
+        };
+        if map.contains_key(X_MCP_HEADER) && integer {
+            let safe = i128::from(MAX_SAFE_INTEGER);
+            let min = map.get("minimum").and_then(Value::as_f64).map_or(-safe, |m| (m as i128).max(-safe));
+            let max = map.get("maximum").and_then(Value::as_f64).map_or(safe, |m| (m as i128).min(safe));
+            map.insert("minimum".into(), bound_json(min));
+            map.insert("maximum".into(), bound_json(max));
         }
     });
 }

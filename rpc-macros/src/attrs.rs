@@ -209,6 +209,41 @@ pub struct ToolArgs {
     /// `openWorldHint`.
     #[darling(default)]
     pub open_world_hint: Option<Hint>,
+    /// Client capabilities the tool needs (`requires_client(sampling)`).
+    #[darling(default)]
+    pub requires_client: PathList,
+}
+
+/// `header` / `header = "Name"` on a parameter: the `Mcp-Param-{Name}`
+/// header (MCP SEP-2243) it is mirrored into; the bare key uses the
+/// parameter's name.
+#[derive(Debug, Clone)]
+pub struct HeaderArg {
+    /// The explicit name, if given.
+    pub name: Option<LitStr>,
+    pub span: Span,
+}
+
+/// Whether `name` is an RFC 9110 token (`1*tchar`).
+pub fn is_token(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+impl FromMeta for HeaderArg {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        if let Meta::Path(path) = meta {
+            return Ok(HeaderArg { name: None, span: path.span() });
+        }
+        let Str(lit) = Str::from_meta(meta)?;
+        if !is_token(&lit.value()) {
+            return Err(darling::Error::custom(format!(
+                "`{}` is not a valid header name part: use letters, digits and !#$%&'*+-.^_`|~ (an HTTP token)",
+                lit.value()
+            ))
+            .with_span(&lit));
+        }
+        Ok(HeaderArg { span: lit.span(), name: Some(lit) })
+    }
 }
 
 /// `#[rpc(...)]` on a parameter.
@@ -222,6 +257,9 @@ pub struct ParamArgs {
     /// Parameter description (overrides the `# Arguments` entry).
     #[darling(default)]
     pub description: Option<Str>,
+    /// Mirrors the parameter into an `Mcp-Param-{Name}` header (SEP-2243).
+    #[darling(default)]
+    pub header: Option<HeaderArg>,
 }
 
 /// The `#[mcp_tool]` hints as plain values.

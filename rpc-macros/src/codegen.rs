@@ -102,6 +102,7 @@ impl Method {
         let mut args = Vec::new();
         let mut param_descs = Vec::new();
         let mut param_schemas = Vec::new();
+        let mut header_checks = Vec::new();
         for (pi, p) in self.params.iter().enumerate() {
             let ty = &p.ty;
             let var = format_ident!("__p{}", pi);
@@ -139,9 +140,9 @@ impl Method {
                 }
                 None => (quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
             };
-            let bind = quote_spanned!(span=> <#ty as #k::Param>::bind);
+            let bind = quote_spanned!(span=> <#ty as #k::Arg>::bind);
             bindings.push(quote! {
-                let #var: #ty = match #bind(#name, &mut __params, #pname, #default_arg) {
+                let #var: #ty = match #bind(#name, &mut __params, #pname, #default_arg, __ctx) {
                     ::core::result::Result::Ok(value) => value,
                     ::core::result::Result::Err(error) => {
                         return #k::Invoked::Ready(::core::result::Result::Err(error));
@@ -150,10 +151,23 @@ impl Method {
             });
             let required = p.default.is_none() && !p.optional;
             let description = opt_str(p.description.as_deref());
+            let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
+            let header = opt_str(p.header.as_ref().map(|(h, _)| h.as_str()));
+            if let Some((_, header_span)) = &p.header {
+                let check = quote_spanned!(*header_span=> #k::assert_header::<#ty>);
+                header_checks.push(quote!(#check();));
+            }
             param_descs.push(quote! {
-                #k::ParamDescriptor { name: #pname, description: #description, required: #required, default: #default_desc }
+                #k::ParamDescriptor {
+                    name: #pname,
+                    is_param: #is_param,
+                    header: #header,
+                    description: #description,
+                    required: #required,
+                    default: #default_desc,
+                }
             });
-            param_schemas.push(quote_spanned!(span=> <#ty as #k::Param>::schema(__generator)));
+            param_schemas.push(quote_spanned!(span=> <#ty as #k::Arg>::schema(__generator)));
             args.push(var);
         }
 
@@ -229,6 +243,7 @@ impl Method {
             fn #invoke_fn(
                 __instance: &#k::ServiceInstance,
                 mut __params: #k::serde_json::Map<::std::string::String, #k::serde_json::Value>,
+                __ctx: &#k::Context,
             ) -> #k::Invoked {
                 #kinds
                 #body
@@ -237,6 +252,7 @@ impl Method {
             #hidden
             fn #schemas_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::MethodSchemas {
                 #kinds
+                #(#header_checks)*
                 #k::MethodSchemas {
                     params: ::std::vec![#(#param_schemas),*],
                     result: #result_schema,
@@ -252,6 +268,8 @@ impl Method {
         let title = opt_str(t.title.as_ref().map(|t| t.value()).as_deref());
         let (ro, de, id, ow) =
             (hint(t.read_only_hint), hint(t.destructive_hint), hint(t.idempotent_hint), hint(t.open_world_hint));
+        let requires_client: Vec<String> =
+            t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
         let line = quote_spanned!(sig_span=> ::core::line!());
         items.extend(quote! {
             #hidden
@@ -270,6 +288,7 @@ impl Method {
                     destructive_hint: #de,
                     idempotent_hint: #id,
                     open_world_hint: #ow,
+                    requires_client: &[#(#requires_client),*],
                 },
                 schemas: Self::#schemas_fn,
                 invoke: Self::#invoke_fn,

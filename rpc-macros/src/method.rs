@@ -146,6 +146,8 @@ pub struct Param {
     pub default: Option<Expr>,
     pub description: Option<String>,
     pub optional: bool,
+    /// The `Mcp-Param-{..}` header it is mirrored into, and where that was asked.
+    pub header: Option<(String, Span)>,
 }
 
 /// A method's return type.
@@ -266,6 +268,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     };
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
     check_hints(&tool, errors);
+    check_headers(&params, errors);
     let output = match output_of(&item.sig.output) {
         Ok(output) => output,
         Err(e) => {
@@ -314,8 +317,16 @@ fn method_name(info: &InfoArgs, ctx: &ServiceCtx, fn_name: &str, ident_span: Spa
     (name, span)
 }
 
-/// A read-only tool cannot also be destructive.
+/// A read-only tool cannot also be destructive; header names are unique.
 fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
+    for path in tool.requires_client.iter() {
+        if path.get_ident().is_none() {
+            errors.push(syn::Error::new_spanned(
+                path,
+                "`requires_client(...)` lists client capability names such as `sampling`, `elicitation`, `roots`",
+            ));
+        }
+    }
     if let (Some(ro), Some(de)) = (tool.read_only_hint, tool.destructive_hint)
         && ro.value
         && de.value
@@ -325,6 +336,23 @@ fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
             "a read-only tool cannot be destructive: `destructive_hint` only applies when `read_only_hint` is false; \
              remove one of them",
         ));
+    }
+}
+
+/// Header names are case-insensitively unique within a tool (SEP-2243).
+fn check_headers(params: &[Param], errors: &mut Errors) {
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for p in params {
+        let Some((header, span)) = &p.header else { continue };
+        let lower = header.to_ascii_lowercase();
+        if let Some((_, first)) = seen.iter().find(|(h, _)| *h == lower) {
+            errors.push(syn::Error::new(
+                *span,
+                format!("header `Mcp-Param-{header}` is already used by parameter `{first}`: name it with `header = \"...\"`"),
+            ));
+        } else {
+            seen.push((lower, &p.name));
+        }
     }
 }
 
@@ -422,12 +450,26 @@ fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Errors, 
             _ => {}
         }
         let optional = is_option(&ty);
+        let name = unraw(&ident);
+        let header = args.header.map(|h| match h.name {
+            Some(lit) => (lit.value(), h.span),
+            None => (name.clone(), h.span),
+        });
+        if let Some((header, span)) = &header
+            && !crate::attrs::is_token(header)
+        {
+            errors.push(syn::Error::new(
+                *span,
+                format!("`{header}` is not a valid header name part: name it with `header = \"Name\"`"),
+            ));
+        }
         params.push(Param {
-            name: unraw(&ident),
+            name,
             ty,
             default: args.default.map(|d| d.0),
             description: args.description.map(|d| d.value()),
             optional,
+            header,
         });
     }
     params

@@ -2,6 +2,7 @@
 //! the test's own process, and gives its base URL. Requests go over real
 //! HTTP (TCP), exactly as an external client's would.
 
+pub mod modern_mcp;
 pub mod raw_mcp;
 pub mod strict_schema;
 
@@ -70,6 +71,19 @@ pub async fn post_json(url: &str, body: &str) -> (u16, serde_json::Value) {
         serde_json::Value::Null
     } else {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("response is not JSON ({e}): {text}"))
+    };
+    (status, json)
+}
+
+/// GETs `url`; returns the status and the body parsed as JSON (`Null` when empty).
+pub async fn get_json(url: &str) -> (u16, serde_json::Value) {
+    let response = reqwest::get(url).await.expect("request sent");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body read");
+    let json = if text.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
     };
     (status, json)
 }

@@ -8,15 +8,15 @@
 
 pub mod services;
 
-use mcp::{McpEndpoint, ServerInfo};
+use mcp::{ListChanges, McpEndpoint, ServerInfo};
 use rpc::server::Router;
 use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError};
 
 pub use services::{Conformance, Fixtures};
 
-/// The registry: the fixture service.
-pub fn registry() -> Result<Registry, RegistryError> {
-    Registry::builder().service(Fixtures::default()).build()
+/// The registry: the fixture service, whose change trigger notifies `changes`.
+pub fn registry(changes: ListChanges) -> Result<Registry, RegistryError> {
+    Registry::builder().service(Fixtures::new(changes)).build()
 }
 
 /// The whole application: `/mcp` (the `conformance` group), accepting
@@ -27,8 +27,10 @@ pub fn app(env: Environment) -> Result<Router, RegistryError> {
 
 /// The application with a chosen `Host`/`Origin` policy for `/mcp`.
 pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryError> {
-    let executor = Executor::new(registry()?, env);
+    let changes = ListChanges::new();
+    let executor = Executor::new(registry(changes.clone())?, env);
     let mcp = McpEndpoint::builder::<Conformance>(executor)
+        .list_changes(changes)
         .server_info(
             ServerInfo::new("conformance-server", env!("CARGO_PKG_VERSION"))
                 .title("MCP conformance fixtures")

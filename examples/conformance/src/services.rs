@@ -5,9 +5,11 @@
 
 use std::fmt;
 
+use std::time::Duration;
+
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use mcp::{Content, mcp_tool};
+use mcp::{Content, Context, ListChanges, mcp_tool};
 
 rpc::api_group! {
     /// The fixture tools, published over MCP (`/mcp`).
@@ -64,17 +66,29 @@ impl rpc::ApplicationError for IntentionalError {
     }
 }
 
+/// Pause between the steps of the progress and logging fixtures (the
+/// suite asks for about 50 ms, so clients see notifications arrive over time).
+pub const STEP: Duration = Duration::from_millis(50);
+
 /// The fixture tools. Their names are fixed by the suite, so the service has
 /// no alias: the methods are named `test_simple_text` and so on.
 #[derive(Debug)]
 pub struct Fixtures {
     audio: String,
+    changes: ListChanges,
 }
 
 impl Default for Fixtures {
     fn default() -> Self {
+        Self::new(ListChanges::new())
+    }
+}
+
+impl Fixtures {
+    /// The fixtures; `changes` is the hub `test_trigger_tool_change` notifies.
+    pub fn new(changes: ListChanges) -> Self {
         // 100 ms of silence.
-        Fixtures { audio: STANDARD.encode(silent_wav(800)) }
+        Fixtures { audio: STANDARD.encode(silent_wav(800)), changes }
     }
 }
 
@@ -126,6 +140,76 @@ impl Fixtures {
                 r#"{"test":"data","value":123}"#,
             ),
         ]
+    }
+
+    /// Reports progress 0, 50 and 100 out of 100, about 50 ms apart, when
+    /// the request carries a progress token; returns a text.
+    ///
+    /// Fixture of the `tools-call-with-progress` scenario.
+    #[mcp_tool(title = "Progress", read_only_hint = true, open_world_hint = false)]
+    pub async fn test_tool_with_progress(&self, ctx: Context) -> Content {
+        for (step, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+            if step > 0 {
+                tokio::time::sleep(STEP).await;
+            }
+            ctx.progress(progress, Some(100.0), Some(&format!("step {}", step + 1)));
+        }
+        Content::text("Progress reported: 0, 50 and 100 of 100.")
+    }
+
+    /// Logs three `info` messages, about 50 ms apart; returns a text.
+    ///
+    /// Fixture of the `tools-call-with-logging` scenario (after
+    /// `logging/setLevel`; without a level no message is sent).
+    #[mcp_tool(title = "Logging", read_only_hint = true, open_world_hint = false)]
+    pub async fn test_tool_with_logging(&self, ctx: Context) -> Content {
+        ctx.info("Tool execution started");
+        tokio::time::sleep(STEP).await;
+        ctx.info("Tool processing data");
+        tokio::time::sleep(STEP).await;
+        ctx.info("Tool execution completed");
+        Content::text("Logged three messages.")
+    }
+
+    /// Logs at every level; the transport delivers only what the request
+    /// asked for (2026-07-28: nothing without `_meta` `logLevel`).
+    ///
+    /// Fixture of the `server-stateless` scenario's no-log-without-level check.
+    #[mcp_tool(title = "Logging tool", read_only_hint = true, open_world_hint = false)]
+    pub fn test_logging_tool(&self, ctx: Context) -> Content {
+        for level in mcp::LogLevel::ALL {
+            ctx.log(level, format!("a {level} message"));
+        }
+        Content::text("Logged one message at each level.")
+    }
+
+    /// Needs the client's `sampling` capability: a client that did not
+    /// declare it gets `-32021` and the method does not run.
+    ///
+    /// Fixture of the `server-stateless` scenario's capability checks.
+    #[mcp_tool(title = "Needs sampling", read_only_hint = true, open_world_hint = false, requires_client(sampling))]
+    pub fn test_missing_capability(&self) -> Content {
+        Content::text("The client declared sampling.")
+    }
+
+    /// Tells open `subscriptions/listen` streams that the tool list changed.
+    ///
+    /// Fixture of the `server-stateless` scenario's subscription checks.
+    #[mcp_tool(title = "Trigger a tool-list change", idempotent_hint = true, open_world_hint = false)]
+    pub fn test_trigger_tool_change(&self) -> Content {
+        self.changes.tools_changed();
+        Content::text("Sent notifications/tools/list_changed to the open listen streams.")
+    }
+
+    /// Echoes `region`, which clients of 2026-07-28 mirror into the
+    /// `Mcp-Param-Region` header (SEP-2243); the server checks the header
+    /// against the argument.
+    ///
+    /// # Arguments
+    /// * `region` - Where to run
+    #[mcp_tool(title = "Mirrored header", read_only_hint = true, open_world_hint = false)]
+    pub fn test_mirrored_header(&self, #[rpc(header = "Region")] region: String) -> Content {
+        Content::text(format!("region: {region}"))
     }
 
     /// Always fails: the result is a tool error (`isError: true`).

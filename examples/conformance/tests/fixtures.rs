@@ -102,15 +102,23 @@ async fn lists_every_fixture_with_a_description() {
             "test_embedded_resource",
             "test_error_handling",
             "test_image_content",
+            "test_logging_tool",
+            "test_mirrored_header",
+            "test_missing_capability",
             "test_multiple_content_types",
             "test_simple_text",
+            "test_tool_with_logging",
+            "test_tool_with_progress",
+            "test_trigger_tool_change",
         ]
     );
     for tool in tools {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "{tool}");
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert!(tool.get("outputSchema").is_none(), "content tools have no outputSchema: {tool}");
-        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
+        let changes_state = tool["name"] == "test_trigger_tool_change";
+        assert_eq!(tool["annotations"]["readOnlyHint"].as_bool(), (!changes_state).then_some(true), "{tool}");
+        assert_eq!(tool["annotations"]["openWorldHint"], false, "{tool}");
     }
 }
 

@@ -14,6 +14,57 @@ pub enum ResponseMode {
     Sse,
 }
 
+/// Which of the two media types `Accept` allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Accepted {
+    /// `application/json`.
+    pub json: bool,
+    /// `text/event-stream`.
+    pub sse: bool,
+}
+
+impl Accepted {
+    /// How to answer a request that produces one message: JSON when
+    /// acceptable, else SSE; `None` when neither is acceptable.
+    pub fn single(self) -> Option<ResponseMode> {
+        if self.json {
+            Some(ResponseMode::Json)
+        } else if self.sse {
+            Some(ResponseMode::Sse)
+        } else {
+            None
+        }
+    }
+}
+
+/// Reads `Accept` (no header: JSON only; `*/*`: both).
+pub fn accepted(headers: &HeaderMap) -> Accepted {
+    let mut values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).peekable();
+    if values.peek().is_none() {
+        return Accepted { json: true, sse: false };
+    }
+    let mut accepted = Accepted::default();
+    for range in values.flat_map(|v| v.split(',')) {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim();
+        let is = |m: &str| media.eq_ignore_ascii_case(m);
+        let refused = parts
+            .any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
+        if refused {
+            continue;
+        }
+        if is("*/*") || media.is_empty() {
+            accepted.json = true;
+            accepted.sse = true;
+        } else if is("application/json") || is("application/*") {
+            accepted.json = true;
+        } else if is("text/event-stream") || is("text/*") {
+            accepted.sse = true;
+        }
+    }
+    accepted
+}
+
 /// Picks the response format from `Accept`: JSON when acceptable (or no
 /// preference), SSE when only SSE is; `None` when neither is acceptable.
 pub fn response_mode(headers: &HeaderMap) -> Option<ResponseMode> {
@@ -74,6 +125,15 @@ mod tests {
         assert_eq!(response_mode(&accept("*/*")), Some(ResponseMode::Json));
         assert_eq!(response_mode(&accept("application/json;q=0, text/event-stream")), Some(ResponseMode::Sse));
         assert_eq!(response_mode(&accept("text/html")), None);
+    }
+
+    #[test]
+    fn accepted_types() {
+        assert_eq!(accepted(&HeaderMap::new()), Accepted { json: true, sse: false });
+        assert_eq!(accepted(&accept("application/json, text/event-stream")), Accepted { json: true, sse: true });
+        assert_eq!(accepted(&accept("*/*")), Accepted { json: true, sse: true });
+        assert_eq!(accepted(&accept("text/event-stream;q=0, application/json")), Accepted { json: true, sse: false });
+        assert_eq!(accepted(&accept("text/html")).single(), None);
     }
 
     #[test]

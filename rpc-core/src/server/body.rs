@@ -7,25 +7,26 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body::{Body, Frame, SizeHint};
-use http_body_util::combinators::BoxBody;
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 
 use crate::executor::{Execution, Executor};
 
-/// The body of every response the endpoints produce.
-pub type ResponseBody = BoxBody<Bytes, Infallible>;
+/// The body of every response the endpoints produce (`Send`, not `Sync`:
+/// a streaming body owns the future of the call it streams).
+pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 
 /// Boxed error type for request bodies.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A complete body.
 pub fn full(bytes: impl Into<Bytes>) -> ResponseBody {
-    Full::new(bytes.into()).boxed()
+    Full::new(bytes.into()).boxed_unsync()
 }
 
 /// An empty body.
 pub fn empty() -> ResponseBody {
-    Empty::new().boxed()
+    Empty::new().boxed_unsync()
 }
 
 /// A response with `status`, a JSON body and `Content-Type: application/json`.
@@ -82,7 +83,7 @@ pub fn notify_when_sent(response: &mut Response<ResponseBody>, executor: &Execut
     }
     let executor = executor.clone();
     let body = std::mem::replace(response.body_mut(), empty());
-    *response.body_mut() = OnSent::new(body, move || executor.response_sent(&executions)).boxed();
+    *response.body_mut() = OnSent::new(body, move || executor.response_sent(&executions)).boxed_unsync();
 }
 
 /// A body that runs a callback once the server has written it out, for

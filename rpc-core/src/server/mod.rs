@@ -3,11 +3,13 @@
 pub mod body;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod draining;
 pub mod route;
 pub mod router;
 pub mod runner;
 
 pub use body::ResponseBody;
+pub use draining::Draining;
 pub use route::OriginalUri;
 pub use router::{RequestBody, Router};
 pub use runner::{run, serve, shutdown_signal};

@@ -13,8 +13,10 @@ use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tower::ServiceExt;
 
 use super::body::ResponseBody;
+use super::draining::Draining;
 
 /// How long to wait for open connections after the shutdown signal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -31,6 +33,7 @@ where
 {
     let builder = auto::Builder::new(TokioExecutor::new());
     let graceful = GracefulShutdown::new();
+    let (draining_tx, draining) = Draining::channel();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -47,8 +50,13 @@ where
                 if let Err(e) = stream.set_nodelay(true) {
                     tracing::debug!(error = %e, "could not set TCP_NODELAY");
                 }
+                let draining = draining.clone();
+                let service = service.clone().map_request(move |mut request: Request<Incoming>| {
+                    request.extensions_mut().insert(draining.clone());
+                    request
+                });
                 let connection = builder
-                    .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service.clone()))
+                    .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
                     .into_owned();
                 let connection = graceful.watch(connection);
                 tokio::spawn(async move {
@@ -61,6 +69,8 @@ where
         }
     }
     drop(listener);
+    // Long-lived streams end themselves when they see this.
+    draining_tx.send_replace(true);
     tracing::info!("shutting down: waiting for open connections");
     tokio::select! {
         () = graceful.shutdown() => tracing::info!("all connections closed"),

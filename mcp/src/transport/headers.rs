@@ -1,0 +1,160 @@
+//! The 2026-07-28 request headers that mirror the body (SEP-2243):
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`; values that are not plain
+//! ASCII travel as `=?base64?...?=`.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use http::HeaderMap;
+use serde_json::{Map, Value};
+
+use crate::protocol::{METHOD_HEADER, NAME_HEADER, PARAM_HEADER_PREFIX, PROTOCOL_VERSION_HEADER};
+use crate::tools::MirroredParam;
+
+/// Decodes a header value: the `=?base64?...?=` sentinel (canonical base64
+/// of UTF-8) or the plain value; `None` for a malformed sentinel or bytes
+/// that are not visible ASCII.
+pub(crate) fn decode(raw: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(raw).ok()?;
+    if let Some(payload) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        let bytes = STANDARD.decode(payload).ok()?;
+        if STANDARD.encode(&bytes) != payload {
+            return None;
+        }
+        return String::from_utf8(bytes).ok();
+    }
+    text.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)).then(|| text.to_owned())
+}
+
+/// The first routing header that appears more than once.
+pub(crate) fn duplicated(headers: &HeaderMap) -> Option<&'static str> {
+    [PROTOCOL_VERSION_HEADER, METHOD_HEADER, NAME_HEADER]
+        .into_iter()
+        .find(|name| headers.get_all(*name).iter().nth(1).is_some())
+}
+
+/// The one value of header `name`, decoded; `Err` when it is malformed.
+pub(crate) fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, ()> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(value) => decode(value.as_bytes()).map(Some).ok_or(()),
+    }
+}
+
+/// How a body value is written into a header.
+fn render(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether a decoded header value matches the argument; integers compare
+/// numerically (`42` matches `42.0`).
+fn matches(param: &MirroredParam, value: &Value, header: &str) -> bool {
+    if param.integer
+        && let Some(n) = value.as_f64()
+        && let Ok(h) = header.parse::<f64>()
+        && header.bytes().all(|b| b.is_ascii_digit() || b == b'-' || b == b'.')
+    {
+        return n == h;
+    }
+    render(value).is_some_and(|r| r == header)
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its
+/// arguments: present together and equal, or absent together (`null`
+/// counts as absent). The error says which.
+pub(crate) fn check_params(
+    mirrored: &[MirroredParam],
+    arguments: &Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<(), String> {
+    for param in mirrored {
+        let name = format!("{PARAM_HEADER_PREFIX}{}", param.header);
+        let mut values = headers.get_all(name.as_str()).iter();
+        let raw = values.next();
+        if values.next().is_some() {
+            return Err(format!("the Mcp-Param-{} header appears more than once", param.header));
+        }
+        let value = arguments.get(param.param).filter(|v| !v.is_null());
+        match (raw, value) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(format!(
+                    "the Mcp-Param-{} header is present but the `{}` argument is absent",
+                    param.header, param.param
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(format!(
+                    "the Mcp-Param-{} header is missing but the `{}` argument is present",
+                    param.header, param.param
+                ));
+            }
+            (Some(raw), Some(value)) => {
+                let Some(decoded) = decode(raw.as_bytes()) else {
+                    return Err(format!("the Mcp-Param-{} header is malformed", param.header));
+                };
+                if !matches(param, value, &decoded) {
+                    return Err(format!(
+                        "the Mcp-Param-{} header does not match the `{}` argument",
+                        param.header, param.param
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn sentinel() {
+        assert_eq!(decode(b"us-west1").as_deref(), Some("us-west1"));
+        assert_eq!(decode(b"=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(), Some("Hello, 世界"));
+        assert_eq!(decode(b"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").as_deref(), Some("=?base64?literal?="));
+        assert_eq!(decode(b"=?base64?not base64?="), None);
+        assert_eq!(decode(b"=?base64?SGVsbG9=?="), None, "non-canonical padding");
+        assert_eq!(decode("caf\u{e9}".as_bytes()), None, "raw non-ASCII is not a header value");
+    }
+
+    #[test]
+    fn params() {
+        let mirrored = [
+            MirroredParam { param: "region", header: "Region", integer: false },
+            MirroredParam { param: "shard", header: "Shard", integer: true },
+        ];
+        let args = |v: Value| v.as_object().cloned().unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-param-region", HeaderValue::from_static("eu"));
+        headers.insert("mcp-param-shard", HeaderValue::from_static("42"));
+        assert_eq!(check_params(&mirrored, &args(json!({"region": "eu", "shard": 42.0})), &headers), Ok(()));
+        assert!(
+            check_params(&mirrored, &args(json!({"region": "us", "shard": 42})), &headers)
+                .unwrap_err()
+                .contains("does not match the `region`")
+        );
+        assert!(
+            check_params(&mirrored, &args(json!({"shard": 42})), &headers).unwrap_err().contains("argument is absent")
+        );
+        headers.remove("mcp-param-shard");
+        assert!(
+            check_params(&mirrored, &args(json!({"region": "eu", "shard": 1})), &headers)
+                .unwrap_err()
+                .contains("missing")
+        );
+        assert_eq!(check_params(&mirrored, &args(json!({"region": "eu", "shard": null})), &headers), Ok(()));
+        headers.append("mcp-param-region", HeaderValue::from_static("eu"));
+        assert!(
+            check_params(&mirrored, &args(json!({"region": "eu"})), &headers).unwrap_err().contains("more than once")
+        );
+    }
+}

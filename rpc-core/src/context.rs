@@ -1,0 +1,367 @@
+//! The request context a method can take: `ctx: rpc::Context` (also
+//! `mcp::Context`) among its parameters. It is not part of the method's
+//! schema and not a JSON-RPC parameter; the transport fills it in.
+//!
+//! Through it a method reports progress and logs (over MCP, as
+//! `notifications/progress` and `notifications/message` on the request's
+//! response stream, when the client asked for them; over `/rpc`, to
+//! `tracing`), and reads what the transport knows about the client: the
+//! protocol revision, its capabilities and its `clientInfo`.
+//!
+//! ```
+//! # use rpc::Context;
+//! # struct Indexer;
+//! # impl Indexer {
+//! pub async fn reindex(&self, ctx: Context, batches: u32) -> u32 {
+//!     for done in 0..batches {
+//!         ctx.progress(f64::from(done), Some(f64::from(batches)), Some("indexing"));
+//!         // ... work ...
+//!     }
+//!     ctx.info(serde_json::json!({"batches": batches}));
+//!     batches
+//! }
+//! # }
+//! ```
+//!
+//! Reporting never blocks the method: events go into a bounded queue that
+//! the transport drains; when a slow client lets it fill up, further events
+//! are dropped (and counted in the log) rather than buffered without bound.
+//! Cancellation is dropping the method's future: the transport does that
+//! when the client closes the response stream (or, in the handshake era,
+//! sends `notifications/cancelled`).
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::executor::Transport;
+
+/// Log levels, as RFC 5424 and MCP's `LoggingLevel` name them, least severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// General information.
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The wire name (`"warning"`, ...).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for LogLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        LogLevel::ALL.into_iter().find(|l| l.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = LogLevel::ALL.iter().map(|l| l.as_str()).collect();
+            format!("unknown log level `{s}` (expected one of {})", names.join(", "))
+        })
+    }
+}
+
+/// Something a method reported through its [`Context`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// Progress: how far, out of how much (if known), and what is happening.
+    Progress {
+        /// Progress so far; increases with each report.
+        progress: f64,
+        /// The total, when known.
+        total: Option<f64>,
+        /// A human-readable description of the current step.
+        message: Option<String>,
+    },
+    /// A log message.
+    Log {
+        /// Its severity.
+        level: LogLevel,
+        /// The logger's name (by default the method's name).
+        logger: Option<String>,
+        /// Any JSON: a message string or structured data.
+        data: Value,
+    },
+}
+
+/// Where a context's events go. The transport implements it; it decides
+/// what the client receives (the requested log level, a progress token).
+pub trait EventSink: Send + Sync + 'static {
+    /// Whether an event at `level` would be delivered (lets a method skip
+    /// building expensive log data).
+    fn wants_log(&self, level: LogLevel) -> bool;
+    /// Whether progress reports would be delivered.
+    fn wants_progress(&self) -> bool;
+    /// Delivers `event`; must not block.
+    fn send(&self, event: Event);
+}
+
+/// What the transport knows about the client of a call.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ClientView {
+    /// The protocol revision the call is served at (MCP), if any.
+    pub protocol_version: Option<String>,
+    /// The client's declared capabilities (MCP `clientCapabilities`).
+    pub capabilities: Option<Value>,
+    /// The client's `clientInfo` (MCP), if it sent one.
+    pub info: Option<Value>,
+}
+
+impl ClientView {
+    /// A view with the protocol revision, capabilities and info given.
+    pub fn new(protocol_version: Option<String>, capabilities: Option<Value>, info: Option<Value>) -> Self {
+        ClientView { protocol_version, capabilities, info }
+    }
+}
+
+/// The request context of one call. Cheap to clone.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    transport: Transport,
+    method: String,
+    client: ClientView,
+    sink: Option<Arc<dyn EventSink>>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("transport", &self.inner.transport)
+            .field("method", &self.inner.method)
+            .field("client", &self.inner.client)
+            .field("sink", &self.inner.sink.is_some())
+            .finish()
+    }
+}
+
+impl Context {
+    /// A context whose events go to `tracing` (what `/rpc` calls get).
+    pub fn traced(transport: Transport, method: impl Into<String>) -> Self {
+        Context {
+            inner: Arc::new(Inner { transport, method: method.into(), client: ClientView::default(), sink: None }),
+        }
+    }
+
+    /// A context whose events go to `sink`, for a client seen as `client`.
+    pub fn with_sink(
+        transport: Transport,
+        method: impl Into<String>,
+        client: ClientView,
+        sink: Arc<dyn EventSink>,
+    ) -> Self {
+        Context { inner: Arc::new(Inner { transport, method: method.into(), client, sink: Some(sink) }) }
+    }
+
+    /// A context for a client seen as `client`, whose events go to `tracing`.
+    pub fn for_client(transport: Transport, method: impl Into<String>, client: ClientView) -> Self {
+        Context { inner: Arc::new(Inner { transport, method: method.into(), client, sink: None }) }
+    }
+
+    /// The transport the call came through.
+    pub fn transport(&self) -> Transport {
+        self.inner.transport
+    }
+
+    /// The name of the method being called.
+    pub fn method(&self) -> &str {
+        &self.inner.method
+    }
+
+    /// The protocol revision the call is served at (`"2025-11-25"`,
+    /// `"2026-07-28"`); `None` over `/rpc`.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.inner.client.protocol_version.as_deref()
+    }
+
+    /// The client's declared capabilities (MCP), if known.
+    pub fn client_capabilities(&self) -> Option<&Value> {
+        self.inner.client.capabilities.as_ref()
+    }
+
+    /// Whether the client declared capability `name` (`"sampling"`, `"elicitation"`, ...).
+    pub fn client_has(&self, name: &str) -> bool {
+        self.client_capabilities().and_then(|c| c.get(name)).is_some_and(|v| !v.is_null())
+    }
+
+    /// The client's `clientInfo` (MCP), if it sent one.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.client.info.as_ref()
+    }
+
+    /// Whether progress reports reach the client (MCP: it sent a `progressToken`).
+    pub fn reports_progress(&self) -> bool {
+        self.inner.sink.as_ref().is_none_or(|s| s.wants_progress())
+    }
+
+    /// Whether a log message at `level` reaches the client.
+    pub fn logs(&self, level: LogLevel) -> bool {
+        self.inner.sink.as_ref().is_none_or(|s| s.wants_log(level))
+    }
+
+    /// Reports progress: `progress` so far (increasing), out of `total` if known.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let message = message.map(str::to_owned);
+        match &self.inner.sink {
+            Some(sink) => {
+                if sink.wants_progress() {
+                    sink.send(Event::Progress { progress, total, message });
+                }
+            }
+            None => tracing::debug!(method = %self.inner.method, progress, ?total, ?message, "progress"),
+        }
+    }
+
+    /// Logs `data` (a string or any JSON) at `level`, under the method's name.
+    pub fn log(&self, level: LogLevel, data: impl Serialize) {
+        self.log_as(level, None, data);
+    }
+
+    /// Logs `data` at `level` under logger name `logger`.
+    pub fn log_as(&self, level: LogLevel, logger: Option<&str>, data: impl Serialize) {
+        match &self.inner.sink {
+            Some(sink) => {
+                if sink.wants_log(level) {
+                    let data = serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<{e}>")));
+                    let logger = Some(logger.unwrap_or(&self.inner.method).to_owned());
+                    sink.send(Event::Log { level, logger, data });
+                }
+            }
+            None => {
+                let data = serde_json::to_string(&data).unwrap_or_default();
+                let method = &self.inner.method;
+                let logger = logger.unwrap_or(method);
+                match level {
+                    LogLevel::Debug => tracing::debug!(%method, %logger, %data),
+                    LogLevel::Info | LogLevel::Notice => tracing::info!(%method, %logger, %data),
+                    LogLevel::Warning => tracing::warn!(%method, %logger, %data),
+                    _ => tracing::error!(%method, %logger, %level, %data),
+                }
+            }
+        }
+    }
+
+    /// Logs at `debug`.
+    pub fn debug(&self, data: impl Serialize) {
+        self.log(LogLevel::Debug, data);
+    }
+
+    /// Logs at `info`.
+    pub fn info(&self, data: impl Serialize) {
+        self.log(LogLevel::Info, data);
+    }
+
+    /// Logs at `warning`.
+    pub fn warning(&self, data: impl Serialize) {
+        self.log(LogLevel::Warning, data);
+    }
+
+    /// Logs at `error`.
+    pub fn error(&self, data: impl Serialize) {
+        self.log(LogLevel::Error, data);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Mutex<Vec<Event>>, Option<LogLevel>);
+
+    impl EventSink for Collect {
+        fn wants_log(&self, level: LogLevel) -> bool {
+            self.1.is_some_and(|min| level >= min)
+        }
+        fn wants_progress(&self) -> bool {
+            true
+        }
+        fn send(&self, event: Event) {
+            self.0.lock().unwrap().push(event);
+        }
+    }
+
+    #[test]
+    fn levels_order_and_parse() {
+        assert!(LogLevel::Debug < LogLevel::Emergency);
+        assert_eq!("warning".parse::<LogLevel>(), Ok(LogLevel::Warning));
+        assert!("WARN".parse::<LogLevel>().unwrap_err().contains("expected one of debug"));
+        assert_eq!(serde_json::to_value(LogLevel::Critical).unwrap(), "critical");
+    }
+
+    #[test]
+    fn events_are_filtered_by_the_sink() {
+        let sink = Arc::new(Collect(Mutex::default(), Some(LogLevel::Warning)));
+        let ctx = Context::with_sink(Transport::Mcp, "Svc.run", ClientView::default(), sink.clone());
+        ctx.info("not wanted");
+        ctx.error("wanted");
+        ctx.progress(1.0, Some(2.0), Some("half"));
+        let events = sink.0.lock().unwrap().clone();
+        assert_eq!(
+            events,
+            [
+                Event::Log { level: LogLevel::Error, logger: Some("Svc.run".into()), data: "wanted".into() },
+                Event::Progress { progress: 1.0, total: Some(2.0), message: Some("half".into()) },
+            ]
+        );
+    }
+
+    #[test]
+    fn client_view() {
+        let client = ClientView::new(Some("2026-07-28".into()), Some(serde_json::json!({"sampling": {}})), None);
+        let ctx = Context::for_client(Transport::Mcp, "m", client);
+        assert!(ctx.client_has("sampling") && !ctx.client_has("elicitation"));
+        assert_eq!(ctx.protocol_version(), Some("2026-07-28"));
+    }
+}
