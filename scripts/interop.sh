@@ -2,25 +2,31 @@
 # Interoperability checks with official MCP implementations:
 #   1. builds the catalog and conformance-server examples,
 #   2. starts each on a free loopback port,
-#   3. runs scripts/interop/python_client.py (official Python SDK, mcp==2.3.0,
-#      legacy/handshake mode) against the catalog's /mcp/v1,
+#   3. runs scripts/interop/python_client.py (official Python SDK, mcp==2.3.0)
+#      against the catalog's /mcp/v1 in each of its modes: legacy (handshake),
+#      auto (discovers 2026-07-28) and pinned 2026-07-28,
 #   4. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
-#   5. runs the official conformance suite (@modelcontextprotocol/conformance
-#      0.1.16) against the conformance server's /mcp, judged against
-#      scripts/interop/conformance-expected-failures.yml.
+#      with --protocol-era legacy and modern,
+#   5. runs the official conformance suite (@modelcontextprotocol/conformance)
+#      against the conformance server's /mcp: 0.1.16 (handshake era), judged
+#      against scripts/interop/conformance-expected-failures.yml, and
+#      0.2.0-alpha.12 --requirements 2026-07-28, judged against
+#      scripts/interop/conformance-expected-failures-2026-07-28.yml.
 #
 # Usage (from the repository root): scripts/interop.sh [--release]
 # Environment:
 #   INTEROP_RELEASE=1   same as --release
 #   INTEROP_KEEP=1      keep the work directory (server logs, suite results)
-#   MCP_CONFORMANCE     command running the suite (default: ../shared/tools/mcp-conformance
-#                       when it exists, else npx --yes @modelcontextprotocol/conformance@0.1.16)
+#   MCP_CONFORMANCE     command running the suite, given --version V (default:
+#                       ../shared/tools/mcp-conformance when it exists, else
+#                       npx --yes @modelcontextprotocol/conformance@V)
 #   XDG_CACHE_HOME      the Python venv and the Inspector live in ${XDG_CACHE_HOME:-~/.cache}/mcp-interop
 # Needs: cargo, python3 (with venv), node + npm (npx).
 set -euo pipefail
 
 CONFORMANCE_VERSION=0.1.16
+CONFORMANCE_STATELESS_VERSION=0.2.0-alpha.12
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 here=$root/scripts/interop
@@ -132,48 +138,68 @@ start conformance-server "$bin/conformance-server"
 conformance_url=$url
 
 # ---------------------------------------------------------------- python SDK
-log "official Python SDK (mcp 2.3.0, legacy mode) against the catalog"
 python_status=0
-timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$catalog_url/mcp/v1" || python_status=$?
+for mode in legacy auto 2026-07-28; do
+  log "official Python SDK (mcp 2.3.0, mode=$mode) against the catalog"
+  timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$catalog_url/mcp/v1" --mode "$mode" ||
+    python_status=$?
+done
 
 # ---------------------------------------------------------------- MCP Inspector CLI
-log "MCP Inspector $INSPECTOR_VERSION (CLI mode) against the catalog"
 inspector_status=0
-timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$catalog_url/mcp/v1" || inspector_status=$?
+for era in legacy modern; do
+  log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) against the catalog"
+  timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$catalog_url/mcp/v1" --era "$era" ||
+    inspector_status=$?
+done
 
 # ---------------------------------------------------------------- conformance suite
-log "official conformance suite $CONFORMANCE_VERSION against the conformance server"
-suite=()
-if [[ -n ${MCP_CONFORMANCE:-} ]]; then
-  read -r -a suite <<<"$MCP_CONFORMANCE"
-elif [[ -x $root/../shared/tools/mcp-conformance ]]; then
-  suite=("$root/../shared/tools/mcp-conformance" --version "$CONFORMANCE_VERSION")
-else
-  suite=(npx --yes "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
-  # The suite imports fs.globSync, which Node 20 lacks: give it a shim.
-  if ! node -e 'process.exit(require("fs").globSync ? 0 : 1)'; then
-    shim=$(node -e 'console.log(require("url").pathToFileURL(process.argv[1]).href)' "$here/node20/register.mjs")
-    export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--import=$shim"
+# run_suite VERSION BASELINE NAME [SUITE OPTIONS...]: runs the suite against the
+# conformance server and judges it against BASELINE; sets $suite_verdict.
+run_suite() {
+  local version=$1 baseline=$2 name=$3
+  shift 3
+  local suite=()
+  if [[ -n ${MCP_CONFORMANCE:-} ]]; then
+    read -r -a suite <<<"$MCP_CONFORMANCE"
+    suite+=(--version "$version")
+  elif [[ -x $root/../shared/tools/mcp-conformance ]]; then
+    suite=("$root/../shared/tools/mcp-conformance" --version "$version")
+  else
+    suite=(npx --yes "@modelcontextprotocol/conformance@$version")
+    # The suite imports fs.globSync, which Node 20 lacks: give it a shim.
+    if ! node -e 'process.exit(require("fs").globSync ? 0 : 1)'; then
+      local shim
+      shim=$(node -e 'console.log(require("url").pathToFileURL(process.argv[1]).href)' "$here/node20/register.mjs")
+      export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--import=$shim"
+    fi
   fi
-fi
-printf 'runner: %s\n' "${suite[*]}"
-results=$work/conformance
-mkdir -p "$results"
-# The suite's own exit code is 1 for unexpected failures and also for baseline
-# entries that now pass; conformance_baseline.py decides (the latter is a note).
-suite_status=0
-timeout 600 "${suite[@]}" server --url "$conformance_url/mcp" \
-  --expected-failures "$here/conformance-expected-failures.yml" -o "$results" \
-  >"$work/conformance.log" 2>&1 || suite_status=$?
-grep -E '^(=== SUMMARY|[✓✗] |Total:)' "$work/conformance.log" || true
-announced=$(sed -n 's/^Running [a-z]* suite (\([0-9]*\) scenarios).*/\1/p' "$work/conformance.log" | head -n1)
-if [[ -z $announced ]]; then
-  tail -n 40 "$work/conformance.log" >&2
-  die "the conformance suite did not run (exit $suite_status); log: $work/conformance.log"
-fi
-baseline_status=0
-python3 "$here/conformance_baseline.py" --results "$results" \
-  --baseline "$here/conformance-expected-failures.yml" --expected-count "$announced" || baseline_status=$?
+  log "official conformance suite $version ($name) against the conformance server"
+  printf 'runner: %s\n' "${suite[*]}"
+  local results=$work/conformance-$name
+  mkdir -p "$results"
+  # The suite's own exit code is 1 for unexpected failures and also for baseline
+  # entries that now pass; conformance_baseline.py decides (the latter is a note).
+  local status=0
+  timeout 900 "${suite[@]}" server --url "$conformance_url/mcp" "$@" \
+    --expected-failures "$baseline" -o "$results" >"$work/conformance-$name.log" 2>&1 || status=$?
+  grep -E '^(=== SUMMARY|[✓✗] |Total:)' "$work/conformance-$name.log" || true
+  local announced
+  announced=$(sed -n 's/^Running [a-z0-9 -]* (\([0-9]*\) scenarios).*/\1/p' "$work/conformance-$name.log" | head -n1)
+  if [[ -z $announced ]]; then
+    tail -n 40 "$work/conformance-$name.log" >&2
+    die "the conformance suite did not run (exit $status); log: $work/conformance-$name.log"
+  fi
+  suite_verdict=0
+  python3 "$here/conformance_baseline.py" --results "$results" --baseline "$baseline" \
+    --expected-count "$announced" || suite_verdict=$?
+}
+
+run_suite "$CONFORMANCE_VERSION" "$here/conformance-expected-failures.yml" handshake
+baseline_status=$suite_verdict
+run_suite "$CONFORMANCE_STATELESS_VERSION" "$here/conformance-expected-failures-2026-07-28.yml" stateless \
+  --requirements 2026-07-28
+stateless_status=$suite_verdict
 
 # ---------------------------------------------------------------- verdict
 log "summary"
@@ -191,9 +217,15 @@ else
   failed=1
 fi
 if [[ $baseline_status == 0 ]]; then
-  echo "conformance suite:   ok (only baseline failures)"
+  echo "conformance $CONFORMANCE_VERSION (handshake era): ok (only baseline failures)"
 else
-  echo "conformance suite:   FAILED (log: $work/conformance.log)"
+  echo "conformance $CONFORMANCE_VERSION (handshake era): FAILED (log: $work/conformance-handshake.log)"
+  failed=1
+fi
+if [[ $stateless_status == 0 ]]; then
+  echo "conformance $CONFORMANCE_STATELESS_VERSION (2026-07-28): ok (only baseline failures)"
+else
+  echo "conformance $CONFORMANCE_STATELESS_VERSION (2026-07-28): FAILED (log: $work/conformance-stateless.log)"
   failed=1
 fi
 if [[ $failed != 0 ]]; then

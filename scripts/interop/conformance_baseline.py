@@ -5,7 +5,9 @@
 
 DIR is the suite's `--output-dir` (one `server-<scenario>-<timestamp>/checks.json`
 per scenario). A scenario fails when any of its checks is FAILURE or WARNING (the
-suite's own rule for baselines), or when it left no readable checks.json.
+suite's own rule for baselines), or when it left no readable checks.json. A
+baseline entry names a whole scenario, or one check of it as `scenario:check-id`:
+then every other check of the scenario must pass.
 
 Exit 1 when a scenario outside the baseline fails (or when fewer scenarios ran
 than expected); a baseline scenario that passes only gets a note, so the baseline
@@ -58,15 +60,19 @@ def load_results(results: Path) -> dict[str, list[dict]]:
     return runs
 
 
-def problems(checks: list[dict]) -> list[str]:
+def problems(checks: list[dict], excused: set[str] = frozenset()) -> tuple[list[str], set[str]]:
+    """The failing checks not excused, and the excused check ids that failed."""
     if not checks:
-        return ["no checks recorded (the scenario crashed?)"]
-    out = []
+        return ["no checks recorded (the scenario crashed?)"], set()
+    out, used = [], set()
     for check in checks:
         if check.get("status") in ("FAILURE", "WARNING"):
+            if check.get("id") in excused:
+                used.add(check.get("id"))
+                continue
             message = check.get("errorMessage") or check.get("description") or ""
             out.append(f"{check.get('status')} {check.get('id')}: {message}")
-    return out
+    return out, used
 
 
 def main() -> int:
@@ -76,17 +82,27 @@ def main() -> int:
     parser.add_argument("--expected-count", type=int, default=None, help="scenarios the suite said it would run")
     args = parser.parse_args()
 
-    baseline = load_baseline(args.baseline)
+    entries = load_baseline(args.baseline)
+    baseline = [e for e in entries if ":" not in e]
+    excused: dict[str, set[str]] = {}
+    for entry in entries:
+        if ":" in entry:
+            scenario, check = entry.split(":", 1)
+            excused.setdefault(scenario, set()).add(check)
     runs = load_results(args.results)
     passed, expected, unexpected, stale = [], [], [], []
     for scenario, checks in runs.items():
-        failing = problems(checks)
+        failing, used = problems(checks, excused.get(scenario, set()))
+        for check in sorted(excused.get(scenario, set()) - used):
+            stale.append(f"{scenario}:{check}")
         if failing and scenario in baseline:
             expected.append(scenario)
         elif failing:
             unexpected.append((scenario, failing))
         elif scenario in baseline:
             stale.append(scenario)
+        elif used:
+            expected.append(f"{scenario} (only {', '.join(sorted(used))})")
         else:
             passed.append(scenario)
 
@@ -103,7 +119,7 @@ def main() -> int:
         print(f"  FAIL      {scenario} (not in the baseline)")
         for line in failing:
             print(f"              {line}")
-    not_run = [s for s in baseline if s not in runs]
+    not_run = [s for s in baseline + list(excused) if s not in runs]
     if not_run:
         print(f"  (baseline entries this run did not include: {', '.join(not_run)})")
 

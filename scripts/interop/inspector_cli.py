@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Interop check: the MCP Inspector's CLI mode against the catalog example.
 
-    inspector_cli.py --inspector PATH/TO/mcp-inspector --url http://127.0.0.1:PORT/mcp/v1
+    inspector_cli.py --inspector PATH/TO/mcp-inspector --url http://127.0.0.1:PORT/mcp/v1 [--era legacy|modern]
 
-Runs `mcp-inspector --cli URL --transport http --method tools/list`, then
-`--method tools/call` on several tools, and checks each answer and that the
-Inspector printed nothing on stderr: it warns there about every schema it
-cannot use strictly (e.g. `unknown format "uint64" ignored`).
+Runs `mcp-inspector --cli URL --transport http --protocol-era ERA --method
+tools/list --strict`, then `--method tools/call` on several tools, and checks
+each answer and that the Inspector printed nothing on stderr: it warns there
+about every schema it cannot use strictly (e.g. `unknown format "uint64"
+ignored`) and, with --strict, about tool-schema portability problems.
 Exits 1 with a message for every mismatch.
 """
 
@@ -21,10 +22,13 @@ from typing import Any
 TIMEOUT = 90
 
 
+ERA = "legacy"
+
+
 def run(inspector: str, url: str, *args: str, tool_error: bool = False) -> tuple[Any, str, list[str]]:
     """The parsed stdout (for a tool error: the error the CLI prints on
     stderr), the remaining stderr text, and problems running the command."""
-    command = [inspector, "--cli", url, "--transport", "http", *args]
+    command = [inspector, "--cli", url, "--transport", "http", "--protocol-era", ERA, *args]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -53,7 +57,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--inspector", required=True)
     parser.add_argument("--url", required=True)
+    parser.add_argument("--era", default="legacy", choices=["legacy", "modern"])
     args = parser.parse_args()
+    global ERA
+    ERA = args.era
     failures: list[str] = []
 
     def check(ok: bool, what: str, detail: Any = None) -> None:
@@ -61,7 +68,7 @@ def main() -> int:
         if not ok:
             failures.append(what if detail is None else f"{what}: {detail}")
 
-    listed, stderr, problems = run(args.inspector, args.url, "--method", "tools/list")
+    listed, stderr, problems = run(args.inspector, args.url, "--method", "tools/list", "--strict")
     failures.extend(problems)
     names = {tool.get("name") for tool in (listed or {}).get("tools", [])}
     check({"ping", "Catalog.get", "Catalog.search", "Catalog.list"} <= names, "tools/list has the catalog's tools", names)
@@ -84,11 +91,11 @@ def main() -> int:
         check(stderr.strip() == "", f"tools/call {tool}: nothing on stderr", stderr.strip()[:800])
 
     if failures:
-        print(f"inspector: {len(failures)} failure(s)", file=sys.stderr)
+        print(f"inspector ({ERA}): {len(failures)} failure(s)", file=sys.stderr)
         for failure in failures:
             print(f"  - {failure}", file=sys.stderr)
         return 1
-    print("inspector: all checks passed")
+    print(f"inspector ({ERA}): all checks passed")
     return 0
 
 

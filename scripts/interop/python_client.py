@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Interop check: the official MCP Python SDK (mcp==2.3.0) against the catalog example.
 
-    python_client.py --url http://127.0.0.1:PORT/mcp/v1
+    python_client.py --url http://127.0.0.1:PORT/mcp/v1 [--mode legacy|auto|2026-07-28]
 
-Connects in legacy mode (the initialize handshake, Streamable HTTP), then checks:
+Connects in the given mode (legacy: the initialize handshake; auto: server/discover,
+which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then checks:
   * every page of tools/list, and that the catalog's tools are there with descriptions;
   * tools/call Catalog.get {"id": 7}: structuredContent {"result": {"id": 7, "name": "n7"}}
     and the same value as JSON text in a text block;
   * tools/call Catalog.get {"id": 999}: a tool error (isError: true);
-  * the protocol-level ping, and tools/call ping: "pong x" (JSON text, and structuredContent).
+  * tools/call Catalog.stats with a progress callback and log level info: progress
+    notifications arrive (increasing, up to the total) and a log message;
+  * the protocol-level ping (legacy only: 2026-07-28 removed it), and tools/call ping:
+    "pong x" (JSON text, and structuredContent).
 Exits 1 with a message for every mismatch, 2 when the connection itself fails.
 """
 
@@ -25,7 +29,7 @@ from mcp import Client
 from mcp.types import TextContent
 
 # Tools the catalog's MCP group publishes at version 1.
-EXPECTED_TOOLS = {"ping", "Catalog.search", "Catalog.get", "Catalog.list", "Catalog.categories"}
+EXPECTED_TOOLS = {"ping", "Catalog.search", "Catalog.get", "Catalog.list", "Catalog.categories", "Catalog.stats"}
 MAX_PAGES = 100
 
 
@@ -60,14 +64,27 @@ def json_texts(result: Any) -> list[Any]:
     return parsed
 
 
-async def run(url: str, checker: Checker) -> None:
-    async with Client(url, mode="legacy", read_timeout_seconds=30) as client:
+async def run(url: str, mode: str, checker: Checker) -> None:
+    logs: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params)
+
+    async with Client(url, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log) as client:
         info = client.server_info
-        print(f"connected: protocol {client.protocol_version}, server {info.name if info else '?'} "
+        print(f"connected ({mode}): protocol {client.protocol_version}, server {info.name if info else '?'} "
               f"{info.version if info else ''}")
-        checker.check(client.protocol_version == "2025-11-25", "negotiated protocol 2025-11-25",
+        expected_version = "2025-11-25" if mode == "legacy" else "2026-07-28"
+        checker.check(client.protocol_version == expected_version, f"protocol {expected_version}",
                       client.protocol_version)
-        checker.check(client.server_capabilities.tools is not None, "server declares the tools capability")
+        if mode != "2026-07-28":
+            # A pinned client synthesizes its discovery result instead of asking.
+            checker.check(client.server_capabilities.tools is not None, "server declares the tools capability")
+        if mode == "legacy":
+            # The handshake era sends log messages only after logging/setLevel.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated only as of 2026-07-28
+                await client.set_logging_level("info")
 
         # tools/list, every page.
         tools = []
@@ -111,11 +128,31 @@ async def run(url: str, checker: Checker) -> None:
         checker.check(any("999" in text for text in texts(result)),
                       "Catalog.get {id: 999} error text names the product", texts(result))
 
-        # Protocol ping and the `ping` tool.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # ping is deprecated only for 2026-07-28 connections
-            pong = await client.send_ping()
-        checker.check(pong is not None, "protocol ping answers")
+        # Catalog.stats reports progress and logs a summary.
+        progress: list[tuple[float, float | None]] = []
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            progress.append((done, total))
+
+        result = await client.call_tool("Catalog.stats", {}, progress_callback=on_progress)
+        checker.check(result.is_error is False and (result.structured_content or {}).get("result", {}).get("products") == 100,
+                      "Catalog.stats counts 100 products", result.structured_content)
+        values = [done for done, _ in progress]
+        checker.check(len(progress) >= 2 and values == sorted(values) and progress[-1] == (100.0, 100.0),
+                      "Catalog.stats reports increasing progress up to 100 of 100", progress)
+        for _ in range(50):
+            if logs:
+                break
+            await asyncio.sleep(0.02)
+        checker.check(any(getattr(entry, "level", None) == "info" for entry in logs),
+                      "Catalog.stats logs a summary at info", logs)
+
+        # Protocol ping (legacy only) and the `ping` tool.
+        if mode == "legacy":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # ping is deprecated only for 2026-07-28 connections
+                pong = await client.send_ping()
+            checker.check(pong is not None, "protocol ping answers")
         # The framework's text block is the result serialised as JSON, so a string
         # result arrives quoted: `"pong x"`.
         result = await client.call_tool("ping", {})
@@ -135,11 +172,12 @@ def leaves(error: BaseException) -> list[BaseException]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", required=True, help="the catalog's MCP endpoint, e.g. http://127.0.0.1:8080/mcp/v1")
+    parser.add_argument("--mode", default="legacy", help="legacy, auto or 2026-07-28 (default legacy)")
     args = parser.parse_args()
-    print(f"python-sdk interop against {args.url}")
+    print(f"python-sdk interop ({args.mode}) against {args.url}")
     checker = Checker()
     try:
-        asyncio.run(run(args.url, checker))
+        asyncio.run(run(args.url, args.mode, checker))
     except Exception as error:  # noqa: BLE001 - report any SDK or transport failure and exit non-zero
         for leaf in leaves(error):
             print(f"python-sdk interop: FAILED: {type(leaf).__name__}: {leaf}", file=sys.stderr)
@@ -152,7 +190,7 @@ def main() -> int:
         for failure in checker.failures:
             print(f"  - {failure}", file=sys.stderr)
         return 1
-    print(f"python-sdk interop: all {checker.passed} checks passed")
+    print(f"python-sdk interop ({args.mode}): all {checker.passed} checks passed")
     return 0
 
 

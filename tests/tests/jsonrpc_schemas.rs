@@ -177,7 +177,7 @@ fn output_schemas_reject_wrong_results() {
 async fn every_live_result_matches_its_output_schema() {
     let catalog = CatalogServer::start(Environment::Dev).await;
     let mut covered = BTreeSet::new();
-    let calls: [(u32, &str, Value); 14] = [
+    let calls: [(u32, &str, Value); 16] = [
         (1, "ping", Value::Null),
         (1, "ping", json!({"who": "me"})),
         (1, "Catalog.get", json!({"id": 1})),
@@ -186,7 +186,9 @@ async fn every_live_result_matches_its_output_schema() {
         (1, "Catalog.list", json!({"sort": "name", "page": 5})),
         (1, "Catalog.categories", Value::Null),
         (1, "Catalog.reindex", Value::Null),
+        (1, "Catalog.stats", Value::Null),
         (2, "ping", Value::Null),
+        (2, "Catalog.stats", Value::Null),
         (2, "Catalog.get", json!({"id": 100})),
         (2, "Catalog.search", json!({"query": "n", "limit": 3, "offset": 98})),
         (2, "Catalog.count", Value::Null),

@@ -35,6 +35,17 @@ pub struct Category {
     pub children: Vec<Category>,
 }
 
+/// Figures about the catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CatalogStats {
+    /// Number of products.
+    pub products: u64,
+    /// The longest product name.
+    pub longest_name: String,
+    /// Average length of a product name, in characters.
+    pub average_name_length: f64,
+}
+
 /// How to order a product listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -175,6 +186,31 @@ impl Catalog {
                 leaf("Music"),
             ],
         }
+    }
+
+    /// Figures about the catalog: the number of products and their names.
+    ///
+    /// Scans the catalog in batches of 25 products, reporting progress after
+    /// each batch when the client asked for it, and logs a summary.
+    #[mcp_tool(read_only_hint = true, idempotent_hint = true)]
+    pub async fn stats(&self, ctx: mcp::Context) -> CatalogStats {
+        let total = self.products.len();
+        let (mut longest, mut characters) = (String::new(), 0usize);
+        for (batch, products) in self.products.chunks(25).enumerate() {
+            for product in products {
+                let length = product.name.chars().count();
+                characters += length;
+                if length > longest.chars().count() {
+                    longest.clone_from(&product.name);
+                }
+            }
+            let scanned = ((batch + 1) * 25).min(total);
+            ctx.progress(scanned as f64, Some(total as f64), Some("scanning products"));
+            tokio::task::yield_now().await;
+        }
+        let average = if total == 0 { 0.0 } else { characters as f64 / total as f64 };
+        ctx.info(serde_json::json!({"products": total, "longest_name": longest}));
+        CatalogStats { products: total as u64, longest_name: longest, average_name_length: average }
     }
 
     /// Rebuild the search index.
