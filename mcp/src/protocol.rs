@@ -1,6 +1,7 @@
 //! Protocol revisions, the two eras they belong to, and the wire names
 //! (headers, `_meta` keys, error codes) the transports share.
 
+use http::HeaderName;
 use std::fmt;
 
 /// A protocol revision.
@@ -128,13 +129,13 @@ impl fmt::Display for ProtocolVersion {
 }
 
 /// HTTP header carrying the session id (handshake era).
-pub const SESSION_HEADER: &str = "mcp-session-id";
+pub const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 /// HTTP header carrying the protocol version.
-pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+pub const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 /// HTTP header mirroring the JSON-RPC method (2026-07-28).
-pub const METHOD_HEADER: &str = "mcp-method";
+pub const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 /// HTTP header mirroring `params.name` / `params.uri` (2026-07-28).
-pub const NAME_HEADER: &str = "mcp-name";
+pub const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// Prefix of the headers mirroring `x-mcp-header` parameters (2026-07-28).
 pub const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -36,6 +36,26 @@ pub struct Session {
     /// The level set with `logging/setLevel`; no log messages before that.
     #[serde(default)]
     pub log_level: Option<rpc::LogLevel>,
+    /// What a call's context sees of the client, built on first use.
+    #[serde(skip)]
+    view: ViewCache,
+}
+
+/// A session's [`rpc::ClientView`] at its negotiated revision, built once;
+/// not part of the session's identity (equality, serialisation).
+#[derive(Clone, Default)]
+struct ViewCache(OnceLock<rpc::ClientView>);
+
+impl PartialEq for ViewCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for ViewCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ViewCache")
+    }
 }
 
 impl Session {
@@ -48,12 +68,14 @@ impl Session {
             client_info: None,
             client_capabilities: Vec::new(),
             log_level: None,
+            view: ViewCache::default(),
         }
     }
 
     /// The session with the names of the client's declared capabilities.
     pub fn with_client_capabilities(mut self, names: Vec<String>) -> Self {
         self.client_capabilities = names;
+        self.view = ViewCache::default();
         self
     }
 
@@ -67,9 +89,23 @@ impl Session {
         )
     }
 
+    /// What a call served at `protocol` sees of the client: shared by every
+    /// call of the session at its negotiated revision.
+    pub fn client_view(&self, protocol: ProtocolVersion) -> rpc::ClientView {
+        let build = || {
+            rpc::ClientView::new(
+                Some(protocol.as_str().into()),
+                Some(self.capabilities_json()),
+                self.client_info.clone(),
+            )
+        };
+        if protocol == self.version() { self.view.0.get_or_init(build).clone() } else { build() }
+    }
+
     /// The session with the client's `clientInfo`.
     pub fn with_client_info(mut self, client_info: Option<serde_json::Value>) -> Self {
         self.client_info = client_info;
+        self.view = ViewCache::default();
         self
     }
 

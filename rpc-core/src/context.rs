@@ -30,12 +30,14 @@
 //! when the client closes the response stream (or, in the handshake era,
 //! sends `notifications/cancelled`).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::executor::Transport;
 
@@ -141,22 +143,85 @@ pub trait EventSink: Send + Sync + 'static {
     fn send(&self, event: Event);
 }
 
-/// What the transport knows about the client of a call.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
+/// What the transport knows about the client of a call. Cheap to clone
+/// (shared): a transport builds one per session (handshake era) or per
+/// request (2026-07-28) and every context of it shares it. Capabilities and
+/// client info given as raw JSON are parsed when first read.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientView {
-    /// The protocol revision the call is served at (MCP), if any.
-    pub protocol_version: Option<String>,
-    /// The client's declared capabilities (MCP `clientCapabilities`).
-    pub capabilities: Option<Value>,
-    /// The client's `clientInfo` (MCP), if it sent one.
-    pub info: Option<Value>,
+    inner: Option<Arc<ClientFacts>>,
+}
+
+#[derive(Debug, PartialEq)]
+struct ClientFacts {
+    protocol_version: Option<Cow<'static, str>>,
+    capabilities: LazyJson,
+    info: LazyJson,
+}
+
+/// A JSON value kept as received and parsed on first use.
+#[derive(Debug, Default)]
+struct LazyJson {
+    raw: Option<Box<RawValue>>,
+    value: OnceLock<Option<Value>>,
+}
+
+impl LazyJson {
+    fn parsed(value: Option<Value>) -> Self {
+        LazyJson { raw: None, value: OnceLock::from(value) }
+    }
+
+    fn raw(raw: Option<Box<RawValue>>) -> Self {
+        LazyJson { raw, value: OnceLock::new() }
+    }
+
+    fn get(&self) -> Option<&Value> {
+        self.value.get_or_init(|| self.raw.as_ref().and_then(|raw| serde_json::from_str(raw.get()).ok())).as_ref()
+    }
+}
+
+impl PartialEq for LazyJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
 }
 
 impl ClientView {
     /// A view with the protocol revision, capabilities and info given.
-    pub fn new(protocol_version: Option<String>, capabilities: Option<Value>, info: Option<Value>) -> Self {
-        ClientView { protocol_version, capabilities, info }
+    pub fn new(protocol_version: Option<Cow<'static, str>>, capabilities: Option<Value>, info: Option<Value>) -> Self {
+        let facts = ClientFacts {
+            protocol_version,
+            capabilities: LazyJson::parsed(capabilities),
+            info: LazyJson::parsed(info),
+        };
+        ClientView { inner: Some(Arc::new(facts)) }
+    }
+
+    /// A view whose capabilities and info are raw JSON as the client sent
+    /// them, parsed only if a method reads them.
+    pub fn from_raw(
+        protocol_version: Option<Cow<'static, str>>,
+        capabilities: Option<Box<RawValue>>,
+        info: Option<Box<RawValue>>,
+    ) -> Self {
+        let facts =
+            ClientFacts { protocol_version, capabilities: LazyJson::raw(capabilities), info: LazyJson::raw(info) };
+        ClientView { inner: Some(Arc::new(facts)) }
+    }
+
+    /// The protocol revision the call is served at (MCP), if any.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.inner.as_ref()?.protocol_version.as_deref()
+    }
+
+    /// The client's declared capabilities (MCP `clientCapabilities`).
+    pub fn capabilities(&self) -> Option<&Value> {
+        self.inner.as_ref()?.capabilities.get()
+    }
+
+    /// The client's `clientInfo` (MCP), if it sent one.
+    pub fn info(&self) -> Option<&Value> {
+        self.inner.as_ref()?.info.get()
     }
 }
 
@@ -220,12 +285,12 @@ impl Context {
     /// The protocol revision the call is served at (`"2025-11-25"`,
     /// `"2026-07-28"`); `None` over `/rpc`.
     pub fn protocol_version(&self) -> Option<&str> {
-        self.inner.client.protocol_version.as_deref()
+        self.inner.client.protocol_version()
     }
 
     /// The client's declared capabilities (MCP), if known.
     pub fn client_capabilities(&self) -> Option<&Value> {
-        self.inner.client.capabilities.as_ref()
+        self.inner.client.capabilities()
     }
 
     /// Whether the client declared capability `name` (`"sampling"`, `"elicitation"`, ...).
@@ -235,7 +300,7 @@ impl Context {
 
     /// The client's `clientInfo` (MCP), if it sent one.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client.info.as_ref()
+        self.inner.client.info()
     }
 
     /// Whether progress reports reach the client (MCP: it sent a `progressToken`).

@@ -5,15 +5,16 @@
 //! plain JSON response, with its HTTP status); otherwise the call is
 //! answered as one message.
 
+use std::future::{Future, poll_fn};
 use std::sync::Arc;
+use std::task::Poll;
 
-use futures_util::future::{AbortRegistration, Abortable};
+use futures_util::future::Abortable;
 use http::StatusCode;
 use rpc::{ClientView, Context, Transport};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::inflight::Registered;
 use super::negotiate::Accepted;
 use super::reply::{self, HttpResponse};
 use super::sse::{self, Finished, Started};
@@ -21,6 +22,7 @@ use crate::call::{CallTarget, ProtocolError, call_tool};
 use crate::endpoint::Inner;
 use crate::notify::{NotificationSink, Wanted};
 use crate::protocol::{ProtocolVersion, code};
+use crate::session::Session;
 
 /// One `tools/call` to answer.
 pub(crate) struct ToolCall {
@@ -38,8 +40,20 @@ pub(crate) struct ToolCall {
     pub client: ClientView,
     /// What the request asked to be told.
     pub wanted: Wanted,
-    /// Cancellation by `notifications/cancelled` (handshake era).
-    pub cancel: Option<(AbortRegistration, Registered)>,
+    /// The session whose `notifications/cancelled` may stop the call
+    /// (handshake era).
+    pub session: Option<Arc<Session>>,
+}
+
+/// What [`run`] needs of a [`ToolCall`] once its context is built.
+struct Run {
+    id: Box<RawValue>,
+    arguments: Map<String, Value>,
+    version: u32,
+    protocol: ProtocolVersion,
+    context: Context,
+    session: Option<Arc<Session>>,
+    streaming: bool,
 }
 
 /// Runs `call` and answers it; `status` maps an error code to the HTTP
@@ -57,29 +71,19 @@ pub(crate) async fn answer(
         );
         return reply::error(StatusCode::NOT_ACCEPTABLE, Some(&call.id), &error);
     };
-    let streaming = accepted.sse && call.wanted.any();
-    let (context, events) = if streaming {
-        let (sink, events) = NotificationSink::channel(call.wanted, inner.config.event_buffer, &call.name);
-        (Context::with_sink(Transport::Mcp, call.name.clone(), call.client, sink), Some(events))
-    } else {
-        (Context::for_client(Transport::Mcp, call.name.clone(), call.client), None)
-    };
-    let future = run(
-        Arc::clone(&inner),
-        call.id,
-        call.name,
-        call.arguments,
-        call.version,
-        call.protocol,
-        context,
-        call.cancel,
-        streaming,
-    );
-    let Some(events) = events else {
-        let finished = future.await;
+    let ToolCall { id, name, arguments, version, protocol, client, wanted, session } = call;
+    if !(accepted.sse && wanted.any()) {
+        let context = Context::for_client(Transport::Mcp, name, client);
+        let run_call = Run { id, arguments, version, protocol, context, session, streaming: false };
+        let finished = run(Arc::clone(&inner), run_call).await;
         return plain(&inner, single, status, finished);
-    };
-    match sse::start(Box::pin(future), events, inner.config.keep_alive).await {
+    }
+    let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &name);
+    let context = Context::with_sink(Transport::Mcp, name, client, sink);
+    let run_call = Run { id, arguments, version, protocol, context, session, streaming: true };
+    // Boxed: the stream's body owns the call once it outlives this function.
+    let future: sse::CallFuture = Box::pin(run(Arc::clone(&inner), run_call));
+    match sse::start(future, events, inner.config.keep_alive).await {
         Started::Finished { finished, events } if events.is_empty() => plain(&inner, single, status, finished),
         Started::Finished { finished, events } => {
             sse::response(sse::finished_body(events, finished, inner.executor.clone()))
@@ -102,23 +106,19 @@ fn plain(
     reply::message(inner, mode, status, response.unwrap_or_default(), executions)
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run(
-    inner: Arc<Inner>,
-    id: Box<RawValue>,
-    name: String,
-    arguments: Map<String, Value>,
-    version: u32,
-    protocol: ProtocolVersion,
-    context: Context,
-    cancel: Option<(AbortRegistration, Registered)>,
-    streaming: bool,
-) -> Finished {
+fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
+    let mut out = Vec::new();
+    reply::write_error(&mut out, Some(id), error);
+    Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code) }
+}
+
+/// Runs the call. A call of a session that does not finish at its first
+/// poll is registered for `notifications/cancelled` (a synchronous method,
+/// the common case, never is: it cannot be cancelled anyway).
+async fn run(inner: Arc<Inner>, call: Run) -> Finished {
+    let Run { id, arguments, version, protocol, context, session, streaming } = call;
     let Some(tools) = inner.tools.version(version) else {
-        let error = ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version");
-        let mut out = Vec::new();
-        reply::write_error(&mut out, Some(&id), &error);
-        return Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code) };
+        return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
     };
     let target = CallTarget {
         group: &inner.group,
@@ -127,14 +127,17 @@ async fn run(
         invalid_arguments: inner.config.invalid_arguments,
         stateless_tail: &inner.stateless_tail,
     };
-    let call = call_tool(&inner.executor, tools, target, &name, arguments, context);
-    let outcome = match cancel {
-        Some((registration, guard)) => {
-            let outcome = Abortable::new(call, registration).await.ok();
-            drop(guard);
-            outcome
-        }
-        None => Some(call.await),
+    // Boxed: the layers above stay small (each is moved as it is awaited).
+    let mut call = Box::pin(call_tool(&inner.executor, tools, target, context.method(), arguments, context.clone()));
+    let outcome = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
+        Poll::Ready(outcome) => Some(outcome),
+        Poll::Pending => match &session {
+            None => Some(call.await),
+            Some(session) => {
+                let (registration, _registered) = inner.inflight.register(&session.id, id.get());
+                Abortable::new(call, registration).await.ok()
+            }
+        },
     };
     let Some(outcome) = outcome else {
         // Cancelled: a stream ends without a response; a JSON exchange
@@ -142,10 +145,7 @@ async fn run(
         if streaming {
             return Finished { response: None, executions: Vec::new(), error_code: None };
         }
-        let error = ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled");
-        let mut out = Vec::new();
-        reply::write_error(&mut out, Some(&id), &error);
-        return Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code) };
+        return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
     };
     let mut out = Vec::with_capacity(256);
     reply::write_outcome(&mut out, &id, &outcome.result);

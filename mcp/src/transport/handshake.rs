@@ -18,7 +18,7 @@ use http::{HeaderMap, HeaderValue, StatusCode};
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
 use rpc::jsonrpc::response::join_batch;
 use rpc::server::body::status_response;
-use rpc::{ClientView, Context, Execution, LogLevel, RpcError, Transport};
+use rpc::{Context, Execution, LogLevel, RpcError, Transport};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -104,13 +104,9 @@ struct ProgressMeta<'a> {
     progress_token: Option<&'a RawValue>,
 }
 
-fn client_view(session: &Session, protocol: ProtocolVersion) -> ClientView {
-    ClientView::new(Some(protocol.as_str().to_owned()), Some(session.capabilities_json()), session.client_info.clone())
-}
-
 async fn tool_call(
     endpoint: &McpEndpoint,
-    session: &Session,
+    session: &Arc<Session>,
     version: u32,
     protocol: ProtocolVersion,
     id: &RawValue,
@@ -133,9 +129,9 @@ async fn tool_call(
         arguments: params.arguments.unwrap_or_default(),
         version,
         protocol,
-        client: client_view(session, protocol),
+        client: session.client_view(protocol),
         wanted: Wanted { progress_token, log_level: session.log_level },
-        cancel: Some(inner.inflight.register(&session.id, id.get())),
+        session: Some(Arc::clone(session)),
     };
     exchange::answer(Arc::clone(inner), call, accepted, |_| StatusCode::OK).await
 }
@@ -174,10 +170,10 @@ async fn plain(
                 invalid_arguments: inner.config.invalid_arguments,
                 stateless_tail: &inner.stateless_tail,
             };
-            let context = Context::for_client(Transport::Mcp, params.name.to_string(), client_view(session, protocol));
-            let outcome =
-                call_tool(&inner.executor, tools, target, &params.name, params.arguments.unwrap_or_default(), context)
-                    .await;
+            let context = Context::for_client(Transport::Mcp, params.name.to_string(), session.client_view(protocol));
+            let arguments = params.arguments.unwrap_or_default();
+            // Boxed, as in a single call: the batch's futures stay small.
+            let outcome = Box::pin(call_tool(&inner.executor, tools, target, &params.name, arguments, context)).await;
             let executions = outcome.execution.filter(|_| inner.executor.has_hooks()).into_iter().collect();
             (outcome.result, executions)
         }
@@ -403,7 +399,7 @@ async fn session_of(
     id: Option<&RawValue>,
 ) -> Result<(Arc<Session>, ProtocolVersion), HttpResponse> {
     let refuse = |status, code, message: String| Err(reply::error(status, id, &ProtocolError::new(code, message)));
-    let Some(session_id) = headers.get(SESSION_HEADER) else {
+    let Some(session_id) = headers.get(&SESSION_HEADER) else {
         return refuse(
             StatusCode::BAD_REQUEST,
             code::NO_SESSION,
@@ -411,7 +407,7 @@ async fn session_of(
         );
     };
     let session_id = session_id.to_str().unwrap_or("");
-    let header_version = match headers.get(PROTOCOL_VERSION_HEADER) {
+    let header_version = match headers.get(&PROTOCOL_VERSION_HEADER) {
         None => None,
         Some(value) => {
             let value = value.to_str().unwrap_or("");

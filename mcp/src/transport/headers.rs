@@ -4,7 +4,9 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use http::HeaderMap;
+use std::borrow::Cow;
+
+use http::{HeaderMap, HeaderName};
 use serde_json::{Map, Value};
 
 use crate::protocol::{METHOD_HEADER, NAME_HEADER, PARAM_HEADER_PREFIX, PROTOCOL_VERSION_HEADER};
@@ -13,27 +15,27 @@ use crate::tools::MirroredParam;
 /// Decodes a header value: the `=?base64?...?=` sentinel (canonical base64
 /// of UTF-8) or the plain value; `None` for a malformed sentinel or bytes
 /// that are not visible ASCII.
-pub(crate) fn decode(raw: &[u8]) -> Option<String> {
+pub(crate) fn decode(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = std::str::from_utf8(raw).ok()?;
     if let Some(payload) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
         let bytes = STANDARD.decode(payload).ok()?;
         if STANDARD.encode(&bytes) != payload {
             return None;
         }
-        return String::from_utf8(bytes).ok();
+        return String::from_utf8(bytes).ok().map(Cow::Owned);
     }
-    text.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)).then(|| text.to_owned())
+    text.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)).then_some(Cow::Borrowed(text))
 }
 
 /// The first routing header that appears more than once.
-pub(crate) fn duplicated(headers: &HeaderMap) -> Option<&'static str> {
+pub(crate) fn duplicated(headers: &HeaderMap) -> Option<HeaderName> {
     [PROTOCOL_VERSION_HEADER, METHOD_HEADER, NAME_HEADER]
         .into_iter()
-        .find(|name| headers.get_all(*name).iter().nth(1).is_some())
+        .find(|name| headers.get_all(name).iter().nth(1).is_some())
 }
 
 /// The one value of header `name`, decoded; `Err` when it is malformed.
-pub(crate) fn single(headers: &HeaderMap, name: &str) -> Result<Option<String>, ()> {
+pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ()> {
     match headers.get(name) {
         None => Ok(None),
         Some(value) => decode(value.as_bytes()).map(Some).ok_or(()),

@@ -253,6 +253,15 @@ pub(crate) fn listen_body(
         done: bool,
     }
     impl State {
+        fn change_frame(&self, change: ListChange) -> Bytes {
+            let frame = format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"{}\",\"params\":{{\"_meta\":{}}}}}",
+                change.method(),
+                self.tagged_meta
+            );
+            event(frame.as_bytes())
+        }
+
         fn farewell(&self) -> Bytes {
             let response = format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"resultType\":\"complete\",\"_meta\":{}}}}}",
@@ -290,14 +299,24 @@ pub(crate) fn listen_body(
                 }
                 received = s.changes.recv() => match received {
                     Ok(change) if s.filter.wants(change) => {
-                        let frame = format!(
-                            "{{\"jsonrpc\":\"2.0\",\"method\":\"{}\",\"params\":{{\"_meta\":{}}}}}",
-                            change.method(),
-                            s.tagged_meta
-                        );
-                        return Some((event(frame.as_bytes()), s));
+                        let frame = s.change_frame(change);
+                        return Some((frame, s));
                     }
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Changes were missed: which kinds is unknown, so every
+                        // requested kind is announced (a list-changed
+                        // notification only says "fetch again").
+                        for change in [ListChange::Tools, ListChange::Prompts, ListChange::Resources] {
+                            if s.filter.wants(change) {
+                                let frame = s.change_frame(change);
+                                s.queue.push_back(frame);
+                            }
+                        }
+                        if let Some(frame) = s.queue.pop_front() {
+                            return Some((frame, s));
+                        }
+                    }
                     Err(broadcast::error::RecvError::Closed) => {
                         s.done = true;
                         let farewell = s.farewell();

@@ -55,10 +55,10 @@ struct Params<'a> {
 struct RequestMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
     protocol_version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    client_capabilities: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    client_info: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default)]
+    client_info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
     log_level: Option<&'a RawValue>,
     #[serde(rename = "progressToken", borrow, default)]
@@ -69,9 +69,11 @@ struct RequestMeta<'a> {
 /// version, or, outside a session, its `MCP-Protocol-Version` header names
 /// one that is not of the handshake era.
 pub(crate) fn is_stateless_request(request: &RpcRequest<'_>, headers: &HeaderMap) -> bool {
-    if let Some(version) = headers.get(PROTOCOL_VERSION_HEADER)
-        && !headers.contains_key(crate::protocol::SESSION_HEADER)
-    {
+    if headers.contains_key(&crate::protocol::SESSION_HEADER) {
+        // A request of a session belongs to its session.
+        return false;
+    }
+    if let Some(version) = headers.get(&PROTOCOL_VERSION_HEADER) {
         let version = version.to_str().unwrap_or("");
         if ProtocolVersion::parse_handshake(version).is_none() {
             return true;
@@ -110,7 +112,7 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
     if let Some(name) = headers::duplicated(headers) {
         return Err(mismatch(format!("the {name} header appears more than once")));
     }
-    match headers::single(headers, METHOD_HEADER) {
+    match headers::single(headers, &METHOD_HEADER) {
         Ok(Some(method)) if method == request.method => {}
         Ok(Some(_)) => return Err(mismatch("the Mcp-Method header does not match the request's method")),
         Ok(None) => return Err(mismatch("the Mcp-Method header is required")),
@@ -126,7 +128,7 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         let Ok(body_name) = serde_json::from_str::<Cow<'_, str>>(name.get()) else {
             return Err(invalid_params("`name` must be a string"));
         };
-        match headers::single(headers, NAME_HEADER) {
+        match headers::single(headers, &NAME_HEADER) {
             Ok(Some(header)) if header == body_name => {}
             Ok(Some(_)) => return Err(mismatch("the Mcp-Name header does not match the request's `name`")),
             Ok(None) => return Err(mismatch("the Mcp-Name header is required for this method")),
@@ -153,8 +155,8 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         return Err(invalid_params(format!("params._meta lacks the required {}", missing.join(" and "))));
     }
     let version_raw = envelope.protocol_version.map(RawValue::get).unwrap_or("null");
-    let version: Option<String> = serde_json::from_str(version_raw).ok();
-    match (headers::single(headers, PROTOCOL_VERSION_HEADER), &version) {
+    let version: Option<Cow<'_, str>> = serde_json::from_str(version_raw).ok();
+    match (headers::single(headers, &PROTOCOL_VERSION_HEADER), &version) {
         (Ok(Some(header)), Some(version)) if header == *version => {}
         (Ok(None), _) => return Err(mismatch("the MCP-Protocol-Version header is required")),
         _ => return Err(mismatch("the MCP-Protocol-Version header does not match params._meta's protocolVersion")),
@@ -168,7 +170,7 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         return Err(ProtocolError::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
             .with_data(json!({"supported": supported, "requested": requested})));
     };
-    if !envelope.client_capabilities.as_ref().is_some_and(Value::is_object) {
+    if !envelope.client_capabilities.is_some_and(|raw| raw.get().starts_with('{')) {
         return Err(invalid_params("params._meta's clientCapabilities must be an object"));
     }
     let log_level = match envelope.log_level {
@@ -192,8 +194,11 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         }
         Some(_) => return Err(invalid_params("`progressToken` must be a string or a number")),
     };
-    let client =
-        ClientView::new(Some(protocol.as_str().to_owned()), envelope.client_capabilities, envelope.client_info);
+    let client = ClientView::from_raw(
+        Some(protocol.as_str().into()),
+        envelope.client_capabilities.map(ToOwned::to_owned),
+        envelope.client_info.map(ToOwned::to_owned),
+    );
     Ok(Admitted { params, client, wanted: Wanted { progress_token, log_level } })
 }
 
@@ -292,7 +297,7 @@ async fn call(
         protocol: ProtocolVersion::V2026_07_28,
         client: admitted.client,
         wanted: admitted.wanted,
-        cancel: None,
+        session: None,
     };
     exchange::answer(Arc::clone(&endpoint.inner), call, accepted, stateless_status).await
 }
