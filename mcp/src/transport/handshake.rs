@@ -213,7 +213,7 @@ struct SetLevelParams<'a> {
 async fn set_level(inner: &Inner, session: &Session, req: &RpcRequest<'_>) -> Result<Vec<u8>, ProtocolError> {
     let env = inner.executor.environment();
     let level = match req.params_as::<SetLevelParams<'_>>() {
-        Ok(Some(params)) => params.level.parse::<LogLevel>().map_err(|e| RpcError::invalid_params(e)),
+        Ok(Some(params)) => params.level.parse::<LogLevel>().map_err(RpcError::invalid_params),
         Ok(None) => Err(RpcError::invalid_params("logging/setLevel requires params with a `level`")),
         Err(e) => Err(e),
     }
@@ -392,6 +392,7 @@ async fn initialize(
 /// The revision is the `MCP-Protocol-Version` header; without it, 2025-03-26
 /// (as the specification says: clients of later revisions must send the
 /// header), or 2024-11-05 for a session that negotiated that.
+#[allow(clippy::result_large_err)] // the error is the response itself, built once per failure
 async fn session_of(
     inner: &Inner,
     endpoint: &str,
