@@ -68,7 +68,8 @@ if [ "${MCP_INIT:-0}" = 1 ]; then
     -H "Mcp-Session-Id: $MCP_SESSION_ID" --data-binary '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 fi
 [ -n "$MCP_SESSION_ID" ] && hdrs+=(-H "Mcp-Session-Id: $MCP_SESSION_ID")
-hdrs+=(-H "MCP-Protocol-Version: $PROTO")
+# HEADERS may set the version itself (a 2026-07-28 client); send it once.
+case "${HEADERS:-}" in *[Mm][Cc][Pp]-[Pp]rotocol-[Vv]ersion:*) ;; *) hdrs+=(-H "MCP-Protocol-Version: $PROTO") ;; esac
 
 export BODY=${BODY:-'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7}}}'}
 export HEADERS=${HEADERS:-}

@@ -8,6 +8,12 @@
 //! text content and `structuredContent`). No sessions, no routing, no header
 //! checks, no schema validation: the floor our framework is measured against.
 //!
+//! The same call as a 2026-07-28 client sends it (`params._meta` carrying the
+//! protocol version, the mirrored headers) gets the bytes the catalog answers
+//! at that revision: the same result plus `resultType` and the server's
+//! identity in `_meta`, so the stateless row is compared with a floor that
+//! reads and writes as many bytes.
+//!
 //! `PORT` (default 8110) picks the port; it listens on 127.0.0.1 only.
 
 use std::convert::Infallible;
@@ -32,6 +38,8 @@ struct Params<'a> {
     #[serde(borrow)]
     name: &'a str,
     arguments: Arguments,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +51,9 @@ struct Call<'a> {
     #[serde(borrow)]
     params: Params<'a>,
 }
+
+/// What the catalog adds to a 2026-07-28 result.
+const STATELESS_TAIL: &str = r#","resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"catalog","title":"Product catalog","version":"0.1.0","description":"Search and browse an example product catalog.","websiteUrl":"https://example.com/catalog"}}"#;
 
 fn reply(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(body)));
@@ -65,8 +76,9 @@ async fn handle(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
     };
     let id = call.params.arguments.id;
     // Byte for byte what the catalog answers for Catalog.get {"id": id}.
+    let tail = if call.params.meta.is_some() { STATELESS_TAIL } else { "" };
     let out = format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[{{"type":"text","text":"{{\"id\":{id},\"name\":\"n{id}\"}}"}}],"structuredContent":{{"result":{{"id":{id},"name":"n{id}"}}}},"isError":false}}}}"#,
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[{{"type":"text","text":"{{\"id\":{id},\"name\":\"n{id}\"}}"}}],"structuredContent":{{"result":{{"id":{id},"name":"n{id}"}}}},"isError":false{tail}}}}}"#,
         call.id.get()
     );
     Ok(reply(StatusCode::OK, out.into_bytes()))
