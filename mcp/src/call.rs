@@ -15,6 +15,8 @@
 //! * An error from the method or the pipeline around it: `isError: true`
 //!   with the RPC error object as the text.
 
+use std::sync::Arc;
+
 use std::borrow::Cow;
 
 use rpc::{Call, Context, Environment, Execution, Executor, Params, RpcError, Stage, Transport};
@@ -24,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::InvalidArguments;
 use crate::protocol::{ProtocolVersion, code};
-use crate::tools::{Tool, ToolSet};
+use crate::tools::Tool;
 
 /// A JSON-RPC error object as MCP defines it: the code, the message and
 /// exactly the `data` the protocol gives the code (`-32021`, `-32022` have
@@ -117,10 +119,11 @@ pub struct CallParams<'a> {
     pub arguments: Option<Map<String, Value>>,
 }
 
-/// Runs tool `name` with `arguments`; the method gets `context`.
+/// Runs `tool` (looked up by `name`; `None`: there is none) with
+/// `arguments`; the method gets `context`.
 pub async fn call_tool(
     executor: &Executor,
-    tools: &ToolSet,
+    tool: Option<&Tool>,
     target: CallTarget<'_>,
     name: &str,
     arguments: Map<String, Value>,
@@ -128,7 +131,7 @@ pub async fn call_tool(
 ) -> CallOutcome {
     let env = executor.environment();
     let refuse = |e: ProtocolError| CallOutcome { result: Err(e), execution: None };
-    let Some(tool) = tools.get(name) else {
+    let Some(tool) = tool else {
         return refuse(ProtocolError::from_rpc(&RpcError::invalid_params(format!("Unknown tool: {name}")), env));
     };
     let required = tool.method.descriptor().tool.requires_client;
@@ -137,6 +140,7 @@ pub async fn call_tool(
         return refuse(ProtocolError::missing_capabilities(&missing));
     }
     let call = Call::new(name, target.version, Params::Named(arguments))
+        .resolved(Arc::clone(&tool.method))
         .scope(target.group)
         .transport(Transport::Mcp)
         .context(context);

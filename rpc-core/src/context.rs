@@ -225,15 +225,12 @@ impl ClientView {
     }
 }
 
-/// The request context of one call. Cheap to clone.
+/// The request context of one call. Cheap to clone (it shares what it
+/// holds), and free to build for a method whose name is static.
 #[derive(Clone)]
 pub struct Context {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
     transport: Transport,
-    method: String,
+    method: Cow<'static, str>,
     client: ClientView,
     sink: Option<Arc<dyn EventSink>>,
 }
@@ -241,56 +238,54 @@ struct Inner {
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
-            .field("transport", &self.inner.transport)
-            .field("method", &self.inner.method)
-            .field("client", &self.inner.client)
-            .field("sink", &self.inner.sink.is_some())
+            .field("transport", &self.transport)
+            .field("method", &self.method)
+            .field("client", &self.client)
+            .field("sink", &self.sink.is_some())
             .finish()
     }
 }
 
 impl Context {
     /// A context whose events go to `tracing` (what `/rpc` calls get).
-    pub fn traced(transport: Transport, method: impl Into<String>) -> Self {
-        Context {
-            inner: Arc::new(Inner { transport, method: method.into(), client: ClientView::default(), sink: None }),
-        }
+    pub fn traced(transport: Transport, method: impl Into<Cow<'static, str>>) -> Self {
+        Context { transport, method: method.into(), client: ClientView::default(), sink: None }
     }
 
     /// A context whose events go to `sink`, for a client seen as `client`.
     pub fn with_sink(
         transport: Transport,
-        method: impl Into<String>,
+        method: impl Into<Cow<'static, str>>,
         client: ClientView,
         sink: Arc<dyn EventSink>,
     ) -> Self {
-        Context { inner: Arc::new(Inner { transport, method: method.into(), client, sink: Some(sink) }) }
+        Context { transport, method: method.into(), client, sink: Some(sink) }
     }
 
     /// A context for a client seen as `client`, whose events go to `tracing`.
-    pub fn for_client(transport: Transport, method: impl Into<String>, client: ClientView) -> Self {
-        Context { inner: Arc::new(Inner { transport, method: method.into(), client, sink: None }) }
+    pub fn for_client(transport: Transport, method: impl Into<Cow<'static, str>>, client: ClientView) -> Self {
+        Context { transport, method: method.into(), client, sink: None }
     }
 
     /// The transport the call came through.
     pub fn transport(&self) -> Transport {
-        self.inner.transport
+        self.transport
     }
 
     /// The name of the method being called.
     pub fn method(&self) -> &str {
-        &self.inner.method
+        &self.method
     }
 
     /// The protocol revision the call is served at (`"2025-11-25"`,
     /// `"2026-07-28"`); `None` over `/rpc`.
     pub fn protocol_version(&self) -> Option<&str> {
-        self.inner.client.protocol_version()
+        self.client.protocol_version()
     }
 
     /// The client's declared capabilities (MCP), if known.
     pub fn client_capabilities(&self) -> Option<&Value> {
-        self.inner.client.capabilities()
+        self.client.capabilities()
     }
 
     /// Whether the client declared capability `name` (`"sampling"`, `"elicitation"`, ...).
@@ -300,29 +295,29 @@ impl Context {
 
     /// The client's `clientInfo` (MCP), if it sent one.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client.info()
+        self.client.info()
     }
 
     /// Whether progress reports reach the client (MCP: it sent a `progressToken`).
     pub fn reports_progress(&self) -> bool {
-        self.inner.sink.as_ref().is_none_or(|s| s.wants_progress())
+        self.sink.as_ref().is_none_or(|s| s.wants_progress())
     }
 
     /// Whether a log message at `level` reaches the client.
     pub fn logs(&self, level: LogLevel) -> bool {
-        self.inner.sink.as_ref().is_none_or(|s| s.wants_log(level))
+        self.sink.as_ref().is_none_or(|s| s.wants_log(level))
     }
 
     /// Reports progress: `progress` so far (increasing), out of `total` if known.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let message = message.map(str::to_owned);
-        match &self.inner.sink {
+        match &self.sink {
             Some(sink) => {
                 if sink.wants_progress() {
                     sink.send(Event::Progress { progress, total, message });
                 }
             }
-            None => tracing::debug!(method = %self.inner.method, progress, ?total, ?message, "progress"),
+            None => tracing::debug!(method = %self.method, progress, ?total, ?message, "progress"),
         }
     }
 
@@ -333,17 +328,17 @@ impl Context {
 
     /// Logs `data` at `level` under logger name `logger`.
     pub fn log_as(&self, level: LogLevel, logger: Option<&str>, data: impl Serialize) {
-        match &self.inner.sink {
+        match &self.sink {
             Some(sink) => {
                 if sink.wants_log(level) {
                     let data = serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<{e}>")));
-                    let logger = Some(logger.unwrap_or(&self.inner.method).to_owned());
+                    let logger = Some(logger.unwrap_or(&self.method).to_owned());
                     sink.send(Event::Log { level, logger, data });
                 }
             }
             None => {
                 let data = serde_json::to_string(&data).unwrap_or_default();
-                let method = &self.inner.method;
+                let method = &self.method;
                 let logger = logger.unwrap_or(method);
                 match level {
                     LogLevel::Debug => tracing::debug!(%method, %logger, %data),

@@ -63,17 +63,28 @@ pub struct Call<'a> {
     pub transport: Transport,
     /// The request context the method gets (default: one that logs to `tracing`).
     pub context: Option<Context>,
+    /// The method, when the caller has already looked it up (by `method`,
+    /// `version` and `scope`): the executor does not look it up again.
+    pub resolved: Option<Arc<Method>>,
 }
 
 impl<'a> Call<'a> {
     /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
     pub fn new(method: &'a str, version: u32, params: Params) -> Self {
-        Call { method, version, params, scope: None, transport: Transport::JsonRpc, context: None }
+        Call { method, version, params, scope: None, transport: Transport::JsonRpc, context: None, resolved: None }
     }
 
     /// The request context the method gets.
     pub fn context(mut self, context: Context) -> Self {
         self.context = Some(context);
+        self
+    }
+
+    /// The method, already looked up by the caller (an MCP endpoint finds
+    /// it through its tool): it must be the one the registry holds under
+    /// this call's name, version and scope.
+    pub fn resolved(mut self, method: Arc<Method>) -> Self {
+        self.resolved = Some(method);
         self
     }
 
@@ -222,7 +233,11 @@ impl Executor {
 
     /// Executes one call.
     pub async fn execute(&self, call: Call<'_>) -> Execution {
-        let Some(method) = self.registry.method(call.version, call.method, call.scope).cloned() else {
+        let found = match call.resolved {
+            Some(method) => Some(method),
+            None => self.registry.method(call.version, call.method, call.scope).cloned(),
+        };
+        let Some(method) = found else {
             return Execution::failed(None, Stage::Lookup, RpcError::method_not_found(call.method));
         };
         let params = match bind(&method, call.params) {

@@ -5,6 +5,7 @@
 //! plain JSON response, with its HTTP status); otherwise the call is
 //! answered as one message.
 
+use std::borrow::Cow;
 use std::future::{Future, poll_fn};
 use std::sync::Arc;
 use std::task::Poll;
@@ -24,12 +25,12 @@ use crate::notify::{NotificationSink, Wanted};
 use crate::protocol::{ProtocolVersion, code};
 use crate::session::Session;
 
-/// One `tools/call` to answer.
-pub(crate) struct ToolCall {
+/// One `tools/call` to answer, borrowing from the request.
+pub(crate) struct ToolCall<'a> {
     /// The JSON-RPC id.
-    pub id: Box<RawValue>,
+    pub id: &'a RawValue,
     /// The tool.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Its arguments.
     pub arguments: Map<String, Value>,
     /// The API version (from the route).
@@ -45,22 +46,24 @@ pub(crate) struct ToolCall {
     pub session: Option<Arc<Session>>,
 }
 
-/// What [`run`] needs of a [`ToolCall`] once its context is built.
-struct Run {
-    id: Box<RawValue>,
+/// What [`run`] needs of a [`ToolCall`] (owned when the call outlives the
+/// request, on a stream): the call and where its events go, if anywhere.
+struct Run<'a> {
+    id: Cow<'a, RawValue>,
+    name: Cow<'a, str>,
     arguments: Map<String, Value>,
     version: u32,
     protocol: ProtocolVersion,
-    context: Context,
+    client: ClientView,
+    sink: Option<Arc<NotificationSink>>,
     session: Option<Arc<Session>>,
-    streaming: bool,
 }
 
 /// Runs `call` and answers it; `status` maps an error code to the HTTP
 /// status of a plain response.
 pub(crate) async fn answer(
     inner: Arc<Inner>,
-    call: ToolCall,
+    call: ToolCall<'_>,
     accepted: Accepted,
     status: fn(i32) -> StatusCode,
 ) -> HttpResponse {
@@ -69,18 +72,18 @@ pub(crate) async fn answer(
             rpc::error::code::INVALID_REQUEST,
             "Not Acceptable: the client must accept application/json or text/event-stream",
         );
-        return reply::error(StatusCode::NOT_ACCEPTABLE, Some(&call.id), &error);
+        return reply::error(StatusCode::NOT_ACCEPTABLE, Some(call.id), &error);
     };
     let ToolCall { id, name, arguments, version, protocol, client, wanted, session } = call;
     if !(accepted.sse && wanted.any()) {
-        let context = Context::for_client(Transport::Mcp, name, client);
-        let run_call = Run { id, arguments, version, protocol, context, session, streaming: false };
+        let id = Cow::Borrowed(id);
+        let run_call = Run { id, name, arguments, version, protocol, client, sink: None, session };
         let finished = run(Arc::clone(&inner), run_call).await;
         return plain(&inner, single, status, finished);
     }
     let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &name);
-    let context = Context::with_sink(Transport::Mcp, name, client, sink);
-    let run_call = Run { id, arguments, version, protocol, context, session, streaming: true };
+    let (id, name) = (Cow::Owned(id.to_owned()), Cow::Owned(name.into_owned()));
+    let run_call = Run { id, name, arguments, version, protocol, client, sink: Some(sink), session };
     // Boxed: the stream's body owns the call once it outlives this function.
     let future: sse::CallFuture = Box::pin(run(Arc::clone(&inner), run_call));
     match sse::start(future, events, inner.config.keep_alive).await {
@@ -115,8 +118,9 @@ fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
 /// Runs the call. A call of a session that does not finish at its first
 /// poll is registered for `notifications/cancelled` (a synchronous method,
 /// the common case, never is: it cannot be cancelled anyway).
-async fn run(inner: Arc<Inner>, call: Run) -> Finished {
-    let Run { id, arguments, version, protocol, context, session, streaming } = call;
+async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
+    let Run { id, name, arguments, version, protocol, client, sink, session } = call;
+    let streaming = sink.is_some();
     let Some(tools) = inner.tools.version(version) else {
         return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
     };
@@ -127,8 +131,15 @@ async fn run(inner: Arc<Inner>, call: Run) -> Finished {
         invalid_arguments: inner.config.invalid_arguments,
         stateless_tail: &inner.stateless_tail,
     };
-    // Boxed: the layers above stay small (each is moved as it is awaited).
-    let mut call = Box::pin(call_tool(&inner.executor, tools, target, context.method(), arguments, context.clone()));
+    let tool = tools.get(&name);
+    // The context names the method by its registered (static) name; an
+    // unknown tool gets no context (its call fails at the lookup).
+    let method = tool.map(|t| t.method.name()).unwrap_or_default();
+    let context = match sink {
+        Some(sink) => Context::with_sink(Transport::Mcp, method, client, sink),
+        None => Context::for_client(Transport::Mcp, method, client),
+    };
+    let mut call = std::pin::pin!(call_tool(&inner.executor, tool, target, &name, arguments, context));
     let outcome = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
         Poll::Ready(outcome) => Some(outcome),
         Poll::Pending => match &session {

@@ -124,8 +124,8 @@ async fn tool_call(
     };
     let progress_token = params.meta.and_then(|m| m.progress_token).map(|t| t.to_owned());
     let call = ToolCall {
-        id: id.to_owned(),
-        name: params.name.into_owned(),
+        id,
+        name: params.name,
         arguments: params.arguments.unwrap_or_default(),
         version,
         protocol,
@@ -170,10 +170,12 @@ async fn plain(
                 invalid_arguments: inner.config.invalid_arguments,
                 stateless_tail: &inner.stateless_tail,
             };
-            let context = Context::for_client(Transport::Mcp, params.name.to_string(), session.client_view(protocol));
+            let tool = tools.get(&params.name);
+            let method = tool.map(|t| t.method.name()).unwrap_or_default();
+            let context = Context::for_client(Transport::Mcp, method, session.client_view(protocol));
             let arguments = params.arguments.unwrap_or_default();
-            // Boxed, as in a single call: the batch's futures stay small.
-            let outcome = Box::pin(call_tool(&inner.executor, tools, target, &params.name, arguments, context)).await;
+            // Boxed: a batch's futures stay small.
+            let outcome = Box::pin(call_tool(&inner.executor, tool, target, &params.name, arguments, context)).await;
             let executions = outcome.execution.filter(|_| inner.executor.has_hooks()).into_iter().collect();
             (outcome.result, executions)
         }

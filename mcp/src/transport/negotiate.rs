@@ -40,9 +40,23 @@ impl Accepted {
 /// Reads `Accept` (no header: JSON only; `*/*`: both).
 pub fn accepted(headers: &HeaderMap) -> Accepted {
     let mut values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).peekable();
-    if values.peek().is_none() {
-        return Accepted { json: true, sse: false };
+    match values.peek() {
+        None => return Accepted { json: true, sse: false },
+        // What the SDKs send, recognised without splitting.
+        Some(&"application/json, text/event-stream" | &"text/event-stream, application/json") => {
+            let _ = values.next();
+            if values.peek().is_none() {
+                return Accepted { json: true, sse: true };
+            }
+            return accepted_slow(headers);
+        }
+        Some(_) => {}
     }
+    accepted_slow(headers)
+}
+
+fn accepted_slow(headers: &HeaderMap) -> Accepted {
+    let values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok());
     let mut accepted = Accepted::default();
     for range in values.flat_map(|v| v.split(',')) {
         let mut parts = range.split(';');
@@ -63,33 +77,6 @@ pub fn accepted(headers: &HeaderMap) -> Accepted {
         }
     }
     accepted
-}
-
-/// Picks the response format from `Accept`: JSON when acceptable (or no
-/// preference), SSE when only SSE is; `None` when neither is acceptable.
-pub fn response_mode(headers: &HeaderMap) -> Option<ResponseMode> {
-    let mut values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).peekable();
-    if values.peek().is_none() {
-        return Some(ResponseMode::Json);
-    }
-    let mut sse = false;
-    for range in values.flat_map(|v| v.split(',')) {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim();
-        let is = |m: &str| media.eq_ignore_ascii_case(m);
-        let refused = parts
-            .any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)));
-        if refused {
-            continue;
-        }
-        if is("application/json") || is("application/*") || is("*/*") || media.is_empty() {
-            return Some(ResponseMode::Json);
-        }
-        if is("text/event-stream") || is("text/*") {
-            sse = true;
-        }
-    }
-    sse.then_some(ResponseMode::Sse)
 }
 
 /// Whether the body's `Content-Type` is JSON (or absent, which lenient
@@ -118,22 +105,17 @@ mod tests {
     }
 
     #[test]
-    fn modes() {
-        assert_eq!(response_mode(&HeaderMap::new()), Some(ResponseMode::Json));
-        assert_eq!(response_mode(&accept("application/json, text/event-stream")), Some(ResponseMode::Json));
-        assert_eq!(response_mode(&accept("text/event-stream")), Some(ResponseMode::Sse));
-        assert_eq!(response_mode(&accept("*/*")), Some(ResponseMode::Json));
-        assert_eq!(response_mode(&accept("application/json;q=0, text/event-stream")), Some(ResponseMode::Sse));
-        assert_eq!(response_mode(&accept("text/html")), None);
-    }
-
-    #[test]
     fn accepted_types() {
         assert_eq!(accepted(&HeaderMap::new()), Accepted { json: true, sse: false });
         assert_eq!(accepted(&accept("application/json, text/event-stream")), Accepted { json: true, sse: true });
         assert_eq!(accepted(&accept("*/*")), Accepted { json: true, sse: true });
         assert_eq!(accepted(&accept("text/event-stream;q=0, application/json")), Accepted { json: true, sse: false });
         assert_eq!(accepted(&accept("text/html")).single(), None);
+        assert_eq!(accepted(&accept("text/event-stream")).single(), Some(ResponseMode::Sse));
+        assert_eq!(accepted(&accept("application/json;q=0, text/event-stream")), Accepted { json: false, sse: true });
+        let mut twice = accept("application/json, text/event-stream");
+        twice.append(ACCEPT, HeaderValue::from_static("application/json;q=0"));
+        assert_eq!(accepted(&twice), Accepted { json: true, sse: true }, "a later value adds, never removes");
     }
 
     #[test]

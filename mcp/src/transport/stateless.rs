@@ -92,6 +92,14 @@ pub(crate) fn is_stateless_request(request: &RpcRequest<'_>, headers: &HeaderMap
     matches!(request.params_as::<Probe<'_>>(), Ok(Some(Probe { meta: Some(ProbeMeta { protocol_version: Some(_) }) })))
 }
 
+/// A JSON string, borrowed when it has no escapes; `None` when it is not a string.
+fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<&str>(raw.get()) {
+        Ok(text) => Some(Cow::Borrowed(text)),
+        Err(_) => serde_json::from_str::<String>(raw.get()).ok().map(Cow::Owned),
+    }
+}
+
 fn mismatch(message: impl Into<Cow<'static, str>>) -> ProtocolError {
     ProtocolError::new(code::HEADER_MISMATCH, message)
 }
@@ -125,7 +133,7 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         Some(_) => return Err(invalid_params("params must be an object carrying `_meta`")),
     };
     if let Some(name) = params.name {
-        let Ok(body_name) = serde_json::from_str::<Cow<'_, str>>(name.get()) else {
+        let Some(body_name) = json_str(name) else {
             return Err(invalid_params("`name` must be a string"));
         };
         match headers::single(headers, &NAME_HEADER) {
@@ -154,8 +162,7 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
     if !missing.is_empty() {
         return Err(invalid_params(format!("params._meta lacks the required {}", missing.join(" and "))));
     }
-    let version_raw = envelope.protocol_version.map(RawValue::get).unwrap_or("null");
-    let version: Option<Cow<'_, str>> = serde_json::from_str(version_raw).ok();
+    let version: Option<Cow<'_, str>> = envelope.protocol_version.and_then(json_str);
     match (headers::single(headers, &PROTOCOL_VERSION_HEADER), &version) {
         (Ok(Some(header)), Some(version)) if header == *version => {}
         (Ok(None), _) => return Err(mismatch("the MCP-Protocol-Version header is required")),
@@ -276,7 +283,7 @@ async fn call(
     accepted: Accepted,
 ) -> HttpResponse {
     let fail = |error: ProtocolError| reply::error(stateless_status(error.code), Some(id), &error);
-    let Some(name) = admitted.params.name.and_then(|n| serde_json::from_str::<String>(n.get()).ok()) else {
+    let Some(name) = admitted.params.name.and_then(json_str) else {
         return fail(invalid_params("tools/call requires params with a `name`"));
     };
     let arguments: Map<String, Value> = match admitted.params.arguments {
@@ -290,7 +297,7 @@ async fn call(
         return fail(mismatch(why));
     }
     let call = ToolCall {
-        id: id.to_owned(),
+        id,
         name,
         arguments,
         version,
