@@ -79,7 +79,15 @@ async fn methods_are_sorted_by_name() {
     let names = method_names(&doc);
     assert_eq!(
         names,
-        ["Catalog.categories", "Catalog.get", "Catalog.list", "Catalog.reindex", "Catalog.search", "Catalog.stats", "ping"],
+        [
+            "Catalog.categories",
+            "Catalog.get",
+            "Catalog.list",
+            "Catalog.reindex",
+            "Catalog.search",
+            "Catalog.stats",
+            "ping"
+        ],
         "every v1 method, sorted"
     );
     let mut sorted = names.clone();

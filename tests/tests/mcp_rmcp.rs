@@ -96,7 +96,10 @@ async fn version_two_has_its_own_tools() {
     let client = connect(server.url("/mcp/v2")).await;
     let tools = client.list_all_tools().await.expect("tools of v2");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["Catalog.categories", "Catalog.count", "Catalog.get", "Catalog.search", "Catalog.stats", "ping"]);
+    assert_eq!(
+        names,
+        ["Catalog.categories", "Catalog.count", "Catalog.get", "Catalog.search", "Catalog.stats", "ping"]
+    );
     let search = tool(&tools, "Catalog.search");
     assert!(search.input_schema.get("properties").and_then(|p| p.get("offset")).is_some(), "v2 search has offset");
     let result = client.call_tool(CallToolRequestParams::new("Catalog.count")).await.expect("Catalog.count runs");

@@ -13,7 +13,10 @@ async fn one_service_among_many_linked() {
     let _linked = conformance_server::Fixtures::default();
     let registry = Registry::builder().service(Catalog::new()).build().expect("Catalog alone builds");
     let names: Vec<&str> = registry.version(1).expect("version 1").iter().map(|m| m.name()).collect();
-    assert_eq!(names, ["Catalog.categories", "Catalog.get", "Catalog.list", "Catalog.reindex", "Catalog.search", "Catalog.stats"]);
+    assert_eq!(
+        names,
+        ["Catalog.categories", "Catalog.get", "Catalog.list", "Catalog.reindex", "Catalog.search", "Catalog.stats"]
+    );
     assert_eq!(registry.versions().collect::<Vec<_>>(), [1], "CatalogV2 was not registered");
 
     let executor = Executor::new(registry, Environment::Test);
