@@ -39,7 +39,7 @@ use crate::tools::ToolSet;
 #[derive(Deserialize, Default)]
 struct Params<'a> {
     #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
+    meta: Option<MetaSlot<'a>>,
     #[serde(borrow, default)]
     name: Option<&'a RawValue>,
     #[serde(default)]
@@ -48,6 +48,52 @@ struct Params<'a> {
     cursor: Option<Cow<'a, str>>,
     #[serde(default)]
     notifications: Option<Value>,
+}
+
+/// `params._meta` as found: the envelope, read in the same pass as the
+/// rest of `params`, or a value that is not an object (an error, reported
+/// in its turn of the check order).
+enum MetaSlot<'a> {
+    Object(RequestMeta<'a>),
+    NotObject,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaSlot<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Slot<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Slot<'a> {
+            type Value = MetaSlot<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                RequestMeta::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(MetaSlot::Object)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+        }
+        deserializer.deserialize_any(Slot(std::marker::PhantomData))
+    }
 }
 
 /// The request envelope in `_meta`.
@@ -126,7 +172,7 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         Ok(None) => return Err(mismatch("the Mcp-Method header is required")),
         Err(()) => return Err(mismatch("the Mcp-Method header is malformed")),
     }
-    let params: Params<'a> = match request.params {
+    let mut params: Params<'a> = match request.params {
         None => Params::default(),
         Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
             .map_err(|e| invalid_params(format!("params are not an object of the expected shape: {e}")))?,
@@ -143,15 +189,13 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
             Err(()) => return Err(mismatch("the Mcp-Name header is malformed")),
         }
     }
-    let Some(raw_meta) = params.meta.filter(|m| m.get().starts_with('{')) else {
+    let Some(MetaSlot::Object(envelope)) = params.meta.take() else {
         return Err(invalid_params(format!(
             "params._meta must be an object carrying `{}` and `{}`",
             meta::PROTOCOL_VERSION,
             meta::CLIENT_CAPABILITIES
         )));
     };
-    let envelope: RequestMeta<'_> =
-        serde_json::from_str(raw_meta.get()).map_err(|e| invalid_params(format!("params._meta is malformed: {e}")))?;
     let missing: Vec<&str> = [
         (meta::PROTOCOL_VERSION, envelope.protocol_version.is_none()),
         (meta::CLIENT_CAPABILITIES, envelope.client_capabilities.is_none()),
