@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rpc::{ApiGroup, Executor, HostPolicy};
+use rpc::{ApiGroup, Executor, HostPolicy, Security};
 use serde_json::{Map, Value, json};
 
 use crate::changes::ListChanges;
@@ -19,7 +19,7 @@ pub struct McpEndpointBuilder {
     group: String,
     config: McpConfig,
     sessions: Option<Arc<dyn SessionStore>>,
-    hosts: HostPolicy,
+    security: Security,
     list_changes: Option<ListChanges>,
 }
 
@@ -73,9 +73,18 @@ impl McpEndpointBuilder {
     }
 
     /// Which `Host`/`Origin` names are accepted (default: loopback names;
-    /// see [`HostPolicy`]).
+    /// see [`HostPolicy`]); shorthand for the host policy of
+    /// [`security`](Self::security).
     pub fn hosts(mut self, policy: HostPolicy) -> Self {
-        self.hosts = policy;
+        self.security = self.security.hosts(policy);
+        self
+    }
+
+    /// The endpoint's security: allowed hosts, CORS, access policy (tokens),
+    /// availability (see [`Security`]). Share one value between the
+    /// endpoints of an application.
+    pub fn security(mut self, security: Security) -> Self {
+        self.security = security;
         self
     }
 
@@ -137,7 +146,7 @@ impl McpEndpointBuilder {
                 config: self.config,
                 tools,
                 sessions: self.sessions.unwrap_or_else(|| Arc::new(InMemorySessionStore::default())),
-                hosts: self.hosts,
+                security: self.security,
                 list_changes: self.list_changes,
                 stateless_tail: tail,
                 discover,
@@ -181,7 +190,7 @@ pub(crate) struct Inner {
     pub config: McpConfig,
     pub tools: GroupTools,
     pub sessions: Arc<dyn SessionStore>,
-    pub hosts: HostPolicy,
+    pub security: Security,
     pub list_changes: Option<ListChanges>,
     /// `,"resultType":"complete","_meta":{serverInfo}`: closes 2026-07-28 results.
     pub stateless_tail: String,
@@ -209,7 +218,7 @@ impl McpEndpoint {
             group: group.into(),
             config: McpConfig::new(ServerInfo::new(name, env!("CARGO_PKG_VERSION"))),
             sessions: None,
-            hosts: HostPolicy::default(),
+            security: Security::default(),
             list_changes: None,
         }
     }

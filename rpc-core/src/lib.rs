@@ -47,6 +47,7 @@ pub mod context;
 pub mod descriptor;
 pub mod error;
 pub mod executor;
+pub mod future;
 pub mod group;
 pub mod jsonrpc;
 pub mod openrpc;
@@ -59,12 +60,13 @@ pub use context::{ClientView, Context, Event, EventSink, LogLevel};
 pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, ToolHints};
 pub use error::{ApplicationError, Environment, RpcError};
 pub use executor::{Call, CallCache, CallHooks, CallInfo, Execution, Executor, Params, Stage, Transport};
+pub use future::MaybeReady;
 pub use group::{ApiGroup, GroupRef, is_valid_tool_name};
 pub use jsonrpc::{JsonRpcBuilder, JsonRpcService};
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
 pub use rpc_macros::{info, service};
-pub use security::HostPolicy;
+pub use security::{Cors, HostPolicy, Identity, Security, TokenPolicy};
 
 /// `Result` with [`RpcError`].
 pub type Result<T, E = RpcError> = std::result::Result<T, E>;

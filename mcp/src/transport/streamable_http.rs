@@ -22,7 +22,7 @@ use http::{HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
 use rpc::jsonrpc::envelope::{self, Message};
 use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
-use rpc::server::route::version_from_path;
+use rpc::server::route::{original_uri, version_from_path};
 use serde_json::json;
 
 use super::negotiate::is_json_body;
@@ -50,9 +50,9 @@ impl McpEndpoint {
     {
         let inner = &*self.inner;
         let env = inner.executor.environment();
-        if let Err(why) = inner.hosts.check(request.headers()) {
-            tracing::warn!(%why, "refused by DNS-rebinding protection");
-            return reply::error(StatusCode::FORBIDDEN, None, &invalid(why));
+        if let Err(why) = inner.security.check_hosts(original_uri(&request), request.headers()) {
+            tracing::debug!(%why, "refused by DNS-rebinding protection");
+            return reply::error(StatusCode::FORBIDDEN, None, &invalid(why.message()));
         }
         if let Some(why) = inner.tools.broken() {
             let message = if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };

@@ -22,18 +22,29 @@ pub fn version_from_path(path: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// The path the client asked for, before any router stripped a mount
+/// The request target the client sent, before any router stripped a mount
 /// prefix: from this crate's [`Router`](super::Router) ([`OriginalUri`]),
 /// from axum's `nest_service` (with the `axum` feature), or the request's own.
-pub fn original_path<B>(request: &Request<B>) -> &str {
-    if let Some(original) = request.extensions().get::<OriginalUri>() {
-        return original.0.path();
+/// Its authority (HTTP/2 `:authority`, an absolute-form target) is kept.
+pub fn original_uri<B>(request: &Request<B>) -> &Uri {
+    original_uri_of(request.uri(), request.extensions())
+}
+
+/// [`original_uri`] from a request's parts.
+pub fn original_uri_of<'a>(uri: &'a Uri, extensions: &'a http::Extensions) -> &'a Uri {
+    if let Some(original) = extensions.get::<OriginalUri>() {
+        return &original.0;
     }
     #[cfg(feature = "axum")]
-    if let Some(original) = request.extensions().get::<axum::extract::OriginalUri>() {
-        return original.0.path();
+    if let Some(original) = extensions.get::<axum::extract::OriginalUri>() {
+        return &original.0;
     }
-    request.uri().path()
+    uri
+}
+
+/// The path the client asked for, before any router stripped a mount prefix.
+pub fn original_path<B>(request: &Request<B>) -> &str {
+    original_uri(request).path()
 }
 
 /// The public URL of the request: `X-Forwarded-Proto` (or http), the

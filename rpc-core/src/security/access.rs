@@ -1,0 +1,119 @@
+//! Extension points deciding who may use an endpoint: [`AccessPolicy`]
+//! (per request: allow, with an optional [`Identity`], or refuse with 401
+//! or 403) and [`AvailabilityChecker`] (whether a group and version is
+//! served at all: 404 when not).
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+
+use http::{HeaderMap, Method, Uri};
+use serde_json::{Map, Value};
+
+use crate::future::MaybeReady;
+
+/// What is being asked for: an API call, or a document about the API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Resource {
+    /// A JSON-RPC call or an MCP message.
+    Api,
+    /// A document: OpenRPC (and later `server.json`, client manifests).
+    Docs,
+}
+
+/// The request an [`AccessPolicy`] decides on.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct AccessRequest<'a> {
+    /// The HTTP method.
+    pub method: &'a Method,
+    /// The request target as the client sent it (before any mount prefix was stripped).
+    pub uri: &'a Uri,
+    /// The request headers.
+    pub headers: &'a HeaderMap,
+    /// The API group the endpoint serves (`None`: every method).
+    pub group: Option<&'a str>,
+    /// The API version asked for.
+    pub version: u32,
+    /// API or documents.
+    pub resource: Resource,
+    /// The client's address, when the server knows it.
+    pub peer: Option<SocketAddr>,
+}
+
+/// Who made a request, as an [`AccessPolicy`] established it. Methods read
+/// it from their context (`ctx.identity()`), hooks from
+/// [`CallInfo::identity`](crate::CallInfo).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Identity {
+    /// A stable name for the caller (a key's label, a tenant id, a user).
+    pub subject: String,
+    /// Anything else the policy knows (tenant, roles, ...).
+    pub attributes: Map<String, Value>,
+}
+
+impl Identity {
+    /// An identity named `subject`, without attributes.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Identity { subject: subject.into(), attributes: Map::new() }
+    }
+
+    /// The identity with attribute `key` set to `value`.
+    pub fn with(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.attributes.insert(key.into(), value.into());
+        self
+    }
+}
+
+/// An [`AccessPolicy`]'s decision.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Access {
+    /// Let the request through, as `identity` when known.
+    Allow(Option<Identity>),
+    /// 401: no credentials were sent. The message must not help guessing.
+    Unauthorized(Cow<'static, str>),
+    /// 403: the credentials are not good for this request.
+    Forbidden(Cow<'static, str>),
+}
+
+impl Access {
+    /// Allowed, anonymously.
+    pub fn allow() -> Self {
+        Access::Allow(None)
+    }
+
+    /// Allowed as `identity`.
+    pub fn allow_as(identity: Identity) -> Self {
+        Access::Allow(Some(identity))
+    }
+}
+
+/// Decides per request whether it may proceed (per group, per tenant,
+/// per key, ...). The built-in [`TokenPolicy`](super::TokenPolicy) checks
+/// static tokens; a database-backed policy returns
+/// [`MaybeReady::pending`].
+///
+/// CORS preflights (`OPTIONS`) never reach the policy.
+pub trait AccessPolicy: Send + Sync + 'static {
+    /// The decision for `request`.
+    fn check<'a>(&'a self, request: &'a AccessRequest<'a>) -> MaybeReady<'a, Access>;
+}
+
+/// Decides whether a group and version is served at all; `false` makes
+/// every request to it a 404, as if it did not exist (a feature flag, a
+/// tenant's plan, maintenance).
+pub trait AvailabilityChecker: Send + Sync + 'static {
+    /// Whether `group` (`None`: the ungrouped endpoint) at `version` is served now.
+    fn is_available(&self, group: Option<&str>, version: u32) -> bool;
+}
+
+impl<F> AvailabilityChecker for F
+where
+    F: Fn(Option<&str>, u32) -> bool + Send + Sync + 'static,
+{
+    fn is_available(&self, group: Option<&str>, version: u32) -> bool {
+        self(group, version)
+    }
+}

@@ -1,0 +1,299 @@
+//! DNS-rebinding protection: which host names a request may be addressed
+//! to and which origins may send it.
+//!
+//! A browser page on `evil.example` that resolves its name to 127.0.0.1
+//! still addresses its requests to `evil.example` (the `Host` header, or the
+//! `:authority` of HTTP/2) and names its own origin in `Origin`. A request
+//! whose effective authority or `Origin` names a host outside the allowed
+//! list is refused with 403.
+//!
+//! The effective authority is the request target's authority (HTTP/2
+//! `:authority`, an absolute-form HTTP/1.1 target) or else the one `Host`
+//! header. Two `Host` headers, two `Origin` headers, a `Host` that differs
+//! from the target's authority or a request with neither are refused
+//! whatever the policy: a server and a proxy could read them differently.
+//! Refusals carry a fixed message; the offending value is never echoed.
+
+use std::net::{IpAddr, SocketAddr};
+
+use http::header::{HOST, ORIGIN};
+use http::uri::Authority;
+use http::{HeaderMap, HeaderValue, Uri};
+
+/// Which host names an endpoint accepts in the authority and in `Origin`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostPolicy {
+    allowed: Option<Vec<String>>,
+}
+
+impl Default for HostPolicy {
+    /// Loopback names only: `localhost`, `127.0.0.1`, `[::1]`.
+    fn default() -> Self {
+        HostPolicy::localhost()
+    }
+}
+
+/// Why [`HostPolicy::check`] refused a request. Each has a fixed message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostRefusal {
+    /// Neither a `Host` header nor an authority in the request target.
+    MissingHost,
+    /// More than one `Host` header.
+    DuplicateHost,
+    /// A `Host` header that differs from the request target's authority.
+    AmbiguousHost,
+    /// A `Host` that is not a valid authority (`name[:port]`).
+    MalformedHost,
+    /// A host name outside the allowed list.
+    HostNotAllowed,
+    /// More than one `Origin` header.
+    DuplicateOrigin,
+    /// An `Origin` outside the allowed hosts and origins (`null` included).
+    OriginNotAllowed,
+}
+
+impl HostRefusal {
+    /// The fixed message sent to the client (`Forbidden: ...`).
+    pub fn message(self) -> &'static str {
+        match self {
+            HostRefusal::MissingHost => "Forbidden: the request names no host",
+            HostRefusal::DuplicateHost => "Forbidden: more than one Host header",
+            HostRefusal::AmbiguousHost => "Forbidden: the Host header and the request target disagree",
+            HostRefusal::MalformedHost => "Forbidden: malformed Host header",
+            HostRefusal::HostNotAllowed => "Forbidden: host not allowed",
+            HostRefusal::DuplicateOrigin => "Forbidden: more than one Origin header",
+            HostRefusal::OriginNotAllowed => "Forbidden: origin not allowed",
+        }
+    }
+}
+
+impl std::fmt::Display for HostRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for HostRefusal {}
+
+impl HostPolicy {
+    /// Loopback names only: `localhost`, `127.0.0.1`, `[::1]`.
+    pub fn localhost() -> Self {
+        HostPolicy::hosts(["localhost", "127.0.0.1", "[::1]"])
+    }
+
+    /// Exactly these host names (compared case-insensitively, without port;
+    /// IPv6 addresses in brackets: `[::1]`).
+    pub fn hosts<S: Into<String>>(hosts: impl IntoIterator<Item = S>) -> Self {
+        HostPolicy { allowed: Some(hosts.into_iter().map(|h| h.into().to_ascii_lowercase()).collect()) }
+    }
+
+    /// Any host name: for servers reached under names not known in advance,
+    /// behind a proxy that checks them. The structural checks (one `Host`,
+    /// one `Origin`, agreeing with the target) still apply.
+    pub fn any() -> Self {
+        HostPolicy { allowed: None }
+    }
+
+    /// Also accepts `host` (no effect on [`any`](Self::any)).
+    pub fn allow(mut self, host: impl Into<String>) -> Self {
+        if let Some(allowed) = &mut self.allowed {
+            let host = host.into().to_ascii_lowercase();
+            if !allowed.contains(&host) {
+                allowed.push(host);
+            }
+        }
+        self
+    }
+
+    /// The default for a server bound to `addr`: the loopback names, plus
+    /// the bound address itself when it is a specific one (`192.0.2.7`,
+    /// not `0.0.0.0`). Public names must be added with [`allow`](Self::allow).
+    pub fn for_listen_addr(addr: SocketAddr) -> Self {
+        let policy = HostPolicy::localhost();
+        match addr.ip() {
+            ip if ip.is_unspecified() || ip.is_loopback() => policy,
+            IpAddr::V4(ip) => policy.allow(ip.to_string()),
+            IpAddr::V6(ip) => policy.allow(format!("[{ip}]")),
+        }
+    }
+
+    /// Whether every host name is accepted.
+    pub fn is_any(&self) -> bool {
+        self.allowed.is_none()
+    }
+
+    /// Whether `host` (a name without port) is allowed.
+    pub fn allows_host(&self, host: &str) -> bool {
+        self.allowed.as_ref().is_none_or(|allowed| allowed.iter().any(|a| a.eq_ignore_ascii_case(host)))
+    }
+
+    /// Checks the request's effective authority and its `Origin`; an origin
+    /// whose host is not allowed still passes when `extra_origin` accepts
+    /// it (the endpoint's CORS origins).
+    pub fn check(
+        &self,
+        uri: &Uri,
+        headers: &HeaderMap,
+        extra_origin: impl Fn(&HeaderValue) -> bool,
+    ) -> Result<(), HostRefusal> {
+        let host = effective_host(uri, headers)?;
+        if !self.allows_host(host) {
+            return Err(HostRefusal::HostNotAllowed);
+        }
+        let mut origins = headers.get_all(ORIGIN).iter();
+        let origin = origins.next();
+        if origins.next().is_some() {
+            return Err(HostRefusal::DuplicateOrigin);
+        }
+        let Some(origin) = origin else { return Ok(()) };
+        if self.is_any() || extra_origin(origin) {
+            return Ok(());
+        }
+        match origin.to_str().ok().and_then(origin_host) {
+            Some(name) if self.allows_host(name) => Ok(()),
+            _ => Err(HostRefusal::OriginNotAllowed),
+        }
+    }
+}
+
+/// The host name (without port) the request is addressed to.
+pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a str, HostRefusal> {
+    let mut hosts = headers.get_all(HOST).iter();
+    let header = hosts.next();
+    if hosts.next().is_some() {
+        return Err(HostRefusal::DuplicateHost);
+    }
+    let header = match header {
+        None => None,
+        Some(value) => {
+            let text = value.to_str().map_err(|_| HostRefusal::MalformedHost)?;
+            Some(parse_authority(text).ok_or(HostRefusal::MalformedHost)?)
+        }
+    };
+    match (uri.authority(), header) {
+        (Some(target), Some(header)) if !target.as_str().eq_ignore_ascii_case(header.as_str()) => {
+            Err(HostRefusal::AmbiguousHost)
+        }
+        (Some(target), _) if target.as_str().contains('@') => Err(HostRefusal::MalformedHost),
+        (Some(target), _) => Ok(target.host()),
+        (None, Some(_)) => {
+            // Borrow from the header map, not from the parsed copy.
+            let text = headers.get(HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+            Ok(strip_port(text))
+        }
+        (None, None) => Err(HostRefusal::MissingHost),
+    }
+}
+
+/// A `Host` value: `name[:port]`, no user info, no path.
+fn parse_authority(text: &str) -> Option<Authority> {
+    if text.is_empty() || text.contains(['@', '/', '?', '#']) {
+        return None;
+    }
+    text.parse::<Authority>().ok()
+}
+
+/// `example.com:8080` → `example.com`, `[::1]:80` → `[::1]`.
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.find(']').map_or(host, |end| &host[..=end]);
+    }
+    host.rsplit_once(':')
+        .map_or(host, |(name, port)| if port.bytes().all(|b| b.is_ascii_digit()) { name } else { host })
+}
+
+/// `http://example.com:8080` → `example.com`; `None` for `null` and the like.
+fn origin_host(origin: &str) -> Option<&str> {
+    let (scheme, rest) = origin.split_once("://")?;
+    if scheme.is_empty() || rest.contains(['/', '@', '?', '#']) || rest.is_empty() {
+        return None;
+    }
+    Some(strip_port(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.append(http::HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
+        }
+        h
+    }
+
+    fn check(policy: &HostPolicy, uri: &str, pairs: &[(&str, &str)]) -> Result<(), HostRefusal> {
+        policy.check(&uri.parse().unwrap(), &headers(pairs), |_| false)
+    }
+
+    #[test]
+    fn localhost_policy() {
+        let p = HostPolicy::localhost();
+        assert_eq!(check(&p, "/mcp", &[("host", "127.0.0.1:3000")]), Ok(()));
+        assert_eq!(check(&p, "/mcp", &[("host", "LOCALHOST"), ("origin", "http://localhost:5173")]), Ok(()));
+        assert_eq!(check(&p, "/mcp", &[("host", "[::1]:8080")]), Ok(()));
+        assert_eq!(check(&p, "/mcp", &[("host", "evil.example")]), Err(HostRefusal::HostNotAllowed));
+        assert_eq!(
+            check(&p, "/mcp", &[("host", "localhost"), ("origin", "http://evil.example")]),
+            Err(HostRefusal::OriginNotAllowed)
+        );
+        assert_eq!(check(&p, "/mcp", &[("host", "localhost"), ("origin", "null")]), Err(HostRefusal::OriginNotAllowed));
+        assert_eq!(
+            check(&p, "/mcp", &[("host", "localhost"), ("origin", "http://localhost@evil.example")]),
+            Err(HostRefusal::OriginNotAllowed)
+        );
+    }
+
+    #[test]
+    fn the_effective_authority_wins() {
+        let p = HostPolicy::localhost();
+        // HTTP/2 :authority and absolute-form targets carry the authority in the URI.
+        assert_eq!(check(&p, "http://evil.example/mcp", &[]), Err(HostRefusal::HostNotAllowed));
+        assert_eq!(check(&p, "http://localhost:8080/mcp", &[]), Ok(()));
+        assert_eq!(check(&p, "http://localhost/mcp", &[("host", "evil.example")]), Err(HostRefusal::AmbiguousHost));
+        assert_eq!(check(&p, "http://localhost/mcp", &[("host", "LOCALHOST")]), Ok(()));
+        assert_eq!(check(&p, "http://u@localhost/mcp", &[]), Err(HostRefusal::MalformedHost));
+    }
+
+    #[test]
+    fn structural_refusals_apply_to_every_policy() {
+        for p in [HostPolicy::localhost(), HostPolicy::any()] {
+            assert_eq!(check(&p, "/mcp", &[]), Err(HostRefusal::MissingHost));
+            assert_eq!(
+                check(&p, "/mcp", &[("host", "localhost"), ("host", "evil.example")]),
+                Err(HostRefusal::DuplicateHost)
+            );
+            assert_eq!(
+                check(&p, "/mcp", &[("host", "localhost"), ("origin", "http://localhost"), ("origin", "http://x")]),
+                Err(HostRefusal::DuplicateOrigin)
+            );
+            assert_eq!(check(&p, "/mcp", &[("host", "u@localhost")]), Err(HostRefusal::MalformedHost));
+            assert_eq!(check(&p, "/mcp", &[("host", "localhost/x")]), Err(HostRefusal::MalformedHost));
+        }
+        assert_eq!(check(&HostPolicy::any(), "/", &[("host", "evil.example"), ("origin", "http://x.y")]), Ok(()));
+    }
+
+    #[test]
+    fn extra_origins_and_bound_addresses() {
+        let p = HostPolicy::localhost();
+        let uri: Uri = "/mcp".parse().unwrap();
+        let h = headers(&[("host", "localhost"), ("origin", "https://app.example")]);
+        assert_eq!(p.check(&uri, &h, |o| o == "https://app.example"), Ok(()));
+        let bound = HostPolicy::for_listen_addr("192.0.2.7:80".parse().unwrap());
+        assert!(bound.allows_host("192.0.2.7") && bound.allows_host("localhost") && !bound.allows_host("0.0.0.0"));
+        let wildcard = HostPolicy::for_listen_addr("0.0.0.0:80".parse().unwrap());
+        assert!(!wildcard.allows_host("0.0.0.0") && !wildcard.allows_host("example.com"));
+        assert!(HostPolicy::localhost().allow("api.example").allows_host("API.example"));
+    }
+
+    #[test]
+    fn ports() {
+        assert_eq!(strip_port("a.b:80"), "a.b");
+        assert_eq!(strip_port("a.b"), "a.b");
+        assert_eq!(strip_port("[::1]"), "[::1]");
+        assert_eq!(origin_host("https://x.y:1"), Some("x.y"));
+        assert_eq!(origin_host("https://x.y/p"), None);
+    }
+}

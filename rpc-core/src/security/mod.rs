@@ -1,0 +1,161 @@
+//! Endpoint security shared by the JSON-RPC and MCP endpoints.
+//!
+//! Every request goes through the same steps, in this order:
+//!
+//! 1. DNS-rebinding protection ([`HostPolicy`]): the effective authority and
+//!    `Origin` must name allowed hosts (or a CORS origin): else 403.
+//! 2. The endpoint's own routing: a group or version it does not serve, or
+//!    one an [`AvailabilityChecker`] switched off: 404.
+//! 3. CORS ([`Cors`]): a preflight (`OPTIONS`) is answered here, without a token.
+//! 4. The [`AccessPolicy`] (e.g. [`TokenPolicy`]): 401 without credentials,
+//!    403 with wrong ones, both as `{"error": "..."}`; an allowed request
+//!    may carry an [`Identity`] that methods and hooks read.
+//!
+//! A [`Security`] value holds all of it and is shared by the endpoints of
+//! an application (`.security(security.clone())` on each builder).
+
+mod access;
+mod cors;
+mod hosts;
+mod token;
+
+use std::sync::Arc;
+
+use http::header::WWW_AUTHENTICATE;
+use http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use serde_json::json;
+
+pub use access::{Access, AccessPolicy, AccessRequest, AvailabilityChecker, Identity, Resource};
+pub use cors::{Cors, InvalidOrigin, serve_with as serve_with_cors};
+pub use hosts::{HostPolicy, HostRefusal, effective_host};
+pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
+
+use crate::server::body::{ResponseBody, json_response};
+
+/// The security settings of one or more endpoints. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Security {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone, Default)]
+struct Inner {
+    hosts: HostPolicy,
+    access: Option<Arc<dyn AccessPolicy>>,
+    availability: Option<Arc<dyn AvailabilityChecker>>,
+    cors: Option<(Cors, tower_http::cors::CorsLayer)>,
+}
+
+impl std::fmt::Debug for Security {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Security")
+            .field("hosts", &self.inner.hosts)
+            .field("access", &self.inner.access.is_some())
+            .field("availability", &self.inner.availability.is_some())
+            .field("cors", &self.inner.cors.as_ref().map(|(c, _)| c))
+            .finish()
+    }
+}
+
+/// A request refused by the [`AccessPolicy`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// 401: no credentials.
+    Unauthorized(String),
+    /// 403: wrong credentials.
+    Forbidden(String),
+}
+
+impl Refusal {
+    /// The response: 401 (with `WWW-Authenticate: Bearer`) or 403, body
+    /// `{"error": "..."}`.
+    pub fn into_response(self) -> http::Response<ResponseBody> {
+        let (status, message) = match self {
+            Refusal::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m),
+            Refusal::Forbidden(m) => (StatusCode::FORBIDDEN, m),
+        };
+        let mut response = json_response(status, json!({ "error": message }).to_string());
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"api\""));
+        }
+        response
+    }
+}
+
+impl Security {
+    /// Loopback host names only, no CORS, no access policy.
+    pub fn new() -> Self {
+        Security::default()
+    }
+
+    fn edit(mut self, change: impl FnOnce(&mut Inner)) -> Self {
+        change(Arc::make_mut(&mut self.inner));
+        self
+    }
+
+    /// The host names requests may be addressed to (and origins may name).
+    pub fn hosts(self, hosts: HostPolicy) -> Self {
+        self.edit(|i| i.hosts = hosts)
+    }
+
+    /// Decides per request who may proceed (replaces any earlier policy).
+    pub fn access(self, policy: impl AccessPolicy) -> Self {
+        let policy: Arc<dyn AccessPolicy> = Arc::new(policy);
+        self.edit(|i| i.access = Some(policy))
+    }
+
+    /// Static tokens: shorthand for [`access`](Self::access) with a [`TokenPolicy`].
+    pub fn tokens(self, tokens: TokenPolicy) -> Self {
+        self.access(tokens)
+    }
+
+    /// Switches groups and versions on and off at run time (404 when off).
+    pub fn availability(self, checker: impl AvailabilityChecker) -> Self {
+        let checker: Arc<dyn AvailabilityChecker> = Arc::new(checker);
+        self.edit(|i| i.availability = Some(checker))
+    }
+
+    /// Lets browser pages of these origins call the endpoints.
+    pub fn cors(self, cors: Cors) -> Self {
+        let layer = cors.layer();
+        self.edit(|i| i.cors = Some((cors, layer)))
+    }
+
+    /// The host policy.
+    pub fn host_policy(&self) -> &HostPolicy {
+        &self.inner.hosts
+    }
+
+    /// Step 1: the DNS-rebinding check of a request (`uri` as the client
+    /// sent it, before a mount prefix was stripped).
+    pub fn check_hosts(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), HostRefusal> {
+        let cors = self.inner.cors.as_ref().map(|(c, _)| c);
+        self.inner.hosts.check(uri, headers, |origin| cors.is_some_and(|c| c.allows(origin)))
+    }
+
+    /// Step 2: whether `group` at `version` is switched on.
+    pub fn is_available(&self, group: Option<&str>, version: u32) -> bool {
+        self.inner.availability.as_ref().is_none_or(|a| a.is_available(group, version))
+    }
+
+    /// Step 3: the CORS layer, when CORS is configured.
+    pub fn cors_layer(&self) -> Option<&tower_http::cors::CorsLayer> {
+        self.inner.cors.as_ref().map(|(_, layer)| layer)
+    }
+
+    /// Whether an access policy is set.
+    pub fn has_access_policy(&self) -> bool {
+        self.inner.access.is_some()
+    }
+
+    /// Step 4: the access decision; `Ok` carries the caller's identity, if known.
+    pub async fn authorize(&self, request: &AccessRequest<'_>) -> Result<Option<Arc<Identity>>, Refusal> {
+        let Some(policy) = &self.inner.access else { return Ok(None) };
+        match policy.check(request).await {
+            Access::Allow(identity) => Ok(identity.map(Arc::new)),
+            Access::Unauthorized(message) => Err(Refusal::Unauthorized(message.into_owned())),
+            Access::Forbidden(message) => Err(Refusal::Forbidden(message.into_owned())),
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! Token security: clients send one of a set of static tokens in a header
+//! (`Ufo-RPC-Token` by default) or as `Authorization: Bearer <token>`.
+//! API requests and document requests are protected separately.
+//!
+//! Tokens are kept as SHA-256 digests and compared in constant time
+//! (`subtle`), against every configured token, so neither the position of
+//! the first wrong byte nor the length of a configured token shows in the
+//! time an answer takes.
+
+use std::path::Path;
+
+use http::HeaderName;
+use http::header::AUTHORIZATION;
+use sha2::{Digest, Sha256};
+use subtle::{ConditionallySelectable, ConstantTimeEq};
+
+use super::access::{Access, AccessPolicy, AccessRequest, Identity, Resource};
+use crate::future::MaybeReady;
+
+/// The default token header, as the design reference's core names it.
+pub const DEFAULT_TOKEN_HEADER: &str = "ufo-rpc-token";
+
+/// Static client tokens, checked on API and/or document requests.
+#[derive(Clone)]
+pub struct TokenPolicy {
+    header: HeaderName,
+    tokens: Vec<([u8; 32], String)>,
+    protect_api: bool,
+    protect_docs: bool,
+}
+
+impl std::fmt::Debug for TokenPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenPolicy")
+            .field("header", &self.header)
+            .field("tokens", &self.tokens.len())
+            .field("protect_api", &self.protect_api)
+            .field("protect_docs", &self.protect_docs)
+            .finish()
+    }
+}
+
+impl Default for TokenPolicy {
+    fn default() -> Self {
+        TokenPolicy::new()
+    }
+}
+
+/// A token source could not be read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TokenError {
+    /// The token file could not be read.
+    File(std::io::Error),
+    /// A token is empty or has characters a header cannot carry.
+    Invalid(String),
+}
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenError::File(e) => write!(f, "cannot read the token file: {e}"),
+            TokenError::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+impl TokenPolicy {
+    /// No tokens yet; API requests protected, documents public, header
+    /// [`DEFAULT_TOKEN_HEADER`].
+    pub fn new() -> Self {
+        TokenPolicy {
+            header: HeaderName::from_static(DEFAULT_TOKEN_HEADER),
+            tokens: Vec::new(),
+            protect_api: true,
+            protect_docs: false,
+        }
+    }
+
+    /// Accepts `token`; the caller's identity is `token-N` (N from 1, in
+    /// the order tokens were added).
+    pub fn token(self, token: impl AsRef<str>) -> Result<Self, TokenError> {
+        let label = format!("token-{}", self.tokens.len() + 1);
+        self.named_token(label, token)
+    }
+
+    /// Accepts `token`; the caller's identity is `label`.
+    pub fn named_token(mut self, label: impl Into<String>, token: impl AsRef<str>) -> Result<Self, TokenError> {
+        let token = token.as_ref();
+        if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(TokenError::Invalid(
+                "a token must be non-empty visible ASCII (no spaces or control characters)".into(),
+            ));
+        }
+        self.tokens.push((digest(token.as_bytes()), label.into()));
+        Ok(self)
+    }
+
+    /// Accepts every token of a comma-separated list (an environment
+    /// variable's value); blanks around commas are ignored.
+    pub fn tokens_from_list(mut self, list: &str) -> Result<Self, TokenError> {
+        for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            self = self.token(token)?;
+        }
+        Ok(self)
+    }
+
+    /// Accepts every token in the file at `path`: one per line, blank lines
+    /// and lines starting with `#` skipped.
+    pub fn tokens_from_file(mut self, path: impl AsRef<Path>) -> Result<Self, TokenError> {
+        let text = std::fs::read_to_string(path).map_err(TokenError::File)?;
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            self = self.token(line)?;
+        }
+        Ok(self)
+    }
+
+    /// The header carrying the token (besides `Authorization: Bearer`).
+    pub fn header(mut self, name: HeaderName) -> Self {
+        self.header = name;
+        self
+    }
+
+    /// Whether API requests need a token (default: yes).
+    pub fn protect_api(mut self, on: bool) -> Self {
+        self.protect_api = on;
+        self
+    }
+
+    /// Whether document requests (OpenRPC, ...) need a token (default: no).
+    pub fn protect_docs(mut self, on: bool) -> Self {
+        self.protect_docs = on;
+        self
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether no token is configured (then every protected request is refused).
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The header name clients send the token in.
+    pub fn header_name(&self) -> &HeaderName {
+        &self.header
+    }
+
+    fn protects(&self, resource: Resource) -> bool {
+        match resource {
+            Resource::Api => self.protect_api,
+            Resource::Docs => self.protect_docs,
+        }
+    }
+
+    /// The decision for these headers, for a protected resource.
+    fn decide(&self, headers: &http::HeaderMap) -> Access {
+        let presented = match presented_token(headers, &self.header) {
+            Presented::One(token) => token,
+            Presented::None => {
+                return Access::Unauthorized(
+                    format!("Unauthorized: send a token in the {} header or as a Bearer token", self.header).into(),
+                );
+            }
+            Presented::Several => return Access::Unauthorized("Unauthorized: send exactly one token".into()),
+        };
+        let presented = digest(presented);
+        let mut found = subtle::Choice::from(0);
+        let mut index = 0u32;
+        for (i, (token, _)) in self.tokens.iter().enumerate() {
+            let matches = token.ct_eq(&presented);
+            index = u32::conditional_select(&index, &(i as u32), matches);
+            found |= matches;
+        }
+        if bool::from(found) {
+            Access::Allow(self.tokens.get(index as usize).map(|(_, label)| Identity::new(label.clone())))
+        } else {
+            Access::Forbidden("Forbidden: invalid token".into())
+        }
+    }
+}
+
+impl AccessPolicy for TokenPolicy {
+    fn check<'a>(&'a self, request: &'a AccessRequest<'a>) -> MaybeReady<'a, Access> {
+        if !self.protects(request.resource) {
+            return MaybeReady::ready(Access::allow());
+        }
+        MaybeReady::ready(self.decide(request.headers))
+    }
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+enum Presented<'a> {
+    None,
+    One(&'a [u8]),
+    Several,
+}
+
+/// The token a request carries: the token header, else `Authorization:
+/// Bearer`; several values (or both headers with different tokens) are
+/// ambiguous.
+fn presented_token<'a>(headers: &'a http::HeaderMap, name: &HeaderName) -> Presented<'a> {
+    let mut own = headers.get_all(name).iter();
+    let first = own.next();
+    if own.next().is_some() {
+        return Presented::Several;
+    }
+    let mut auth = headers.get_all(AUTHORIZATION).iter();
+    let bearer = auth.next().and_then(|v| {
+        let v = v.as_bytes();
+        (v.len() > 7 && v[..7].eq_ignore_ascii_case(b"bearer ")).then(|| v[7..].trim_ascii())
+    });
+    if auth.next().is_some() {
+        return Presented::Several;
+    }
+    match (first.map(|v| v.as_bytes().trim_ascii()), bearer) {
+        (Some(a), Some(b)) if a != b => Presented::Several,
+        (Some(token), _) | (None, Some(token)) if !token.is_empty() => Presented::One(token),
+        _ => Presented::None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{HeaderMap, HeaderValue};
+
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.append(HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
+        }
+        h
+    }
+
+    fn policy() -> TokenPolicy {
+        TokenPolicy::new().token("s3cret").unwrap().named_token("ci", "other-token").unwrap()
+    }
+
+    #[test]
+    fn header_and_bearer() {
+        let p = policy();
+        assert_eq!(p.decide(&headers(&[("ufo-rpc-token", "s3cret")])), Access::allow_as(Identity::new("token-1")));
+        assert_eq!(
+            p.decide(&headers(&[("authorization", "Bearer other-token")])),
+            Access::allow_as(Identity::new("ci"))
+        );
+        assert_eq!(
+            p.decide(&headers(&[("authorization", "bearer  s3cret ")])),
+            Access::allow_as(Identity::new("token-1"))
+        );
+        assert!(matches!(p.decide(&headers(&[])), Access::Unauthorized(_)));
+        assert!(matches!(p.decide(&headers(&[("authorization", "Basic czNjcmV0")])), Access::Unauthorized(_)));
+        assert!(matches!(p.decide(&headers(&[("ufo-rpc-token", "s3cre")])), Access::Forbidden(_)));
+        assert!(matches!(p.decide(&headers(&[("ufo-rpc-token", "s3cret0")])), Access::Forbidden(_)));
+        assert!(matches!(p.decide(&headers(&[("ufo-rpc-token", "")])), Access::Unauthorized(_)));
+    }
+
+    #[test]
+    fn ambiguity_is_refused() {
+        let p = policy();
+        let two = headers(&[("ufo-rpc-token", "s3cret"), ("ufo-rpc-token", "nope")]);
+        assert!(matches!(p.decide(&two), Access::Unauthorized(_)));
+        let both = headers(&[("ufo-rpc-token", "s3cret"), ("authorization", "Bearer other-token")]);
+        assert!(matches!(p.decide(&both), Access::Unauthorized(_)));
+        let same = headers(&[("ufo-rpc-token", "s3cret"), ("authorization", "Bearer s3cret")]);
+        assert_eq!(p.decide(&same), Access::allow_as(Identity::new("token-1")));
+    }
+
+    #[test]
+    fn sources_and_protection() {
+        let p = TokenPolicy::new().tokens_from_list(" a1 , b2,,").unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(TokenPolicy::new().token("has space").is_err());
+        assert!(TokenPolicy::new().token("").is_err());
+        let dir = std::env::temp_dir().join(format!("rpc-tokens-{}", std::process::id()));
+        std::fs::write(&dir, "# clients\nfirst\n\n  second  \n").unwrap();
+        let p = TokenPolicy::new().tokens_from_file(&dir).unwrap();
+        std::fs::remove_file(&dir).unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(p.protects(Resource::Api) && !p.protects(Resource::Docs));
+        let p = p.protect_api(false).protect_docs(true);
+        assert!(!p.protects(Resource::Api) && p.protects(Resource::Docs));
+        let custom = policy().header(HeaderName::from_static("x-api-key"));
+        assert_eq!(custom.decide(&headers(&[("x-api-key", "s3cret")])), Access::allow_as(Identity::new("token-1")));
+    }
+}
