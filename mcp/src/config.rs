@@ -203,8 +203,9 @@ pub struct McpConfig {
     pub session_ttl: Duration,
     /// Request body limit in bytes (larger bodies get 413).
     pub max_body_bytes: usize,
-    /// Maximum messages in a 2025-03-26 batch.
-    pub max_batch: usize,
+    /// Limits on the JSON of a body: nesting depth, number of values, the
+    /// length of a 2025-03-26 batch.
+    pub json_limits: rpc::jsonrpc::JsonLimits,
     /// `_meta` per tool name.
     pub tool_meta: BTreeMap<String, Map<String, Value>>,
     /// The eras served.
@@ -224,7 +225,8 @@ pub struct McpConfig {
 
 impl McpConfig {
     /// Defaults: 50 tools per page, sessions expire after 1 hour idle, 4 MiB
-    /// bodies, batches of 100, both eras, lists cacheable publicly for 5
+    /// bodies, JSON nested at most 64 deep with at most 100,000 values,
+    /// batches of 100, both eras, lists cacheable publicly for 5
     /// minutes, invalid arguments as `-32602`, 256 queued events per request,
     /// keep-alives every 15 s.
     pub fn new(server_info: ServerInfo) -> Self {
@@ -234,7 +236,7 @@ impl McpConfig {
             page_size: 50,
             session_ttl: Duration::from_secs(3600),
             max_body_bytes: 4 * 1024 * 1024,
-            max_batch: 100,
+            json_limits: rpc::jsonrpc::JsonLimits::default(),
             tool_meta: BTreeMap::new(),
             eras: Eras::Both,
             list_ttl: Duration::from_secs(300),

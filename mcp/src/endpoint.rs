@@ -66,6 +66,13 @@ impl McpEndpointBuilder {
         self
     }
 
+    /// Limits on the JSON of a body: nesting depth, number of values, batch
+    /// length (default [`JsonLimits::default`](rpc::jsonrpc::JsonLimits)).
+    pub fn json_limits(mut self, limits: rpc::jsonrpc::JsonLimits) -> Self {
+        self.config.json_limits = limits;
+        self
+    }
+
     /// `_meta` of the tool named `tool`.
     pub fn tool_meta(mut self, tool: impl Into<String>, meta: Map<String, Value>) -> Self {
         self.config.tool_meta.insert(tool.into(), meta);

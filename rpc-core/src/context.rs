@@ -40,6 +40,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::executor::Transport;
+use crate::security::Identity;
 
 /// Log levels, as RFC 5424 and MCP's `LoggingLevel` name them, least severe first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -233,6 +234,7 @@ pub struct Context {
     method: Cow<'static, str>,
     client: ClientView,
     sink: Option<Arc<dyn EventSink>>,
+    identity: Option<Arc<Identity>>,
 }
 
 impl fmt::Debug for Context {
@@ -242,6 +244,7 @@ impl fmt::Debug for Context {
             .field("method", &self.method)
             .field("client", &self.client)
             .field("sink", &self.sink.is_some())
+            .field("identity", &self.identity)
             .finish()
     }
 }
@@ -249,7 +252,7 @@ impl fmt::Debug for Context {
 impl Context {
     /// A context whose events go to `tracing` (what `/rpc` calls get).
     pub fn traced(transport: Transport, method: impl Into<Cow<'static, str>>) -> Self {
-        Context { transport, method: method.into(), client: ClientView::default(), sink: None }
+        Context { transport, method: method.into(), client: ClientView::default(), sink: None, identity: None }
     }
 
     /// A context whose events go to `sink`, for a client seen as `client`.
@@ -259,12 +262,30 @@ impl Context {
         client: ClientView,
         sink: Arc<dyn EventSink>,
     ) -> Self {
-        Context { transport, method: method.into(), client, sink: Some(sink) }
+        Context { transport, method: method.into(), client, sink: Some(sink), identity: None }
     }
 
     /// A context for a client seen as `client`, whose events go to `tracing`.
     pub fn for_client(transport: Transport, method: impl Into<Cow<'static, str>>, client: ClientView) -> Self {
-        Context { transport, method: method.into(), client, sink: None }
+        Context { transport, method: method.into(), client, sink: None, identity: None }
+    }
+
+    /// The context of a caller the endpoint's access policy identified.
+    pub fn with_identity(mut self, identity: Option<Arc<Identity>>) -> Self {
+        self.identity = identity;
+        self
+    }
+
+    /// Who made the request, as the endpoint's
+    /// [`AccessPolicy`](crate::security::AccessPolicy) established it (a
+    /// token's label, a tenant); `None` for anonymous requests.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.identity.as_deref()
+    }
+
+    /// The identity, shared.
+    pub fn identity_arc(&self) -> Option<&Arc<Identity>> {
+        self.identity.as_ref()
     }
 
     /// The transport the call came through.

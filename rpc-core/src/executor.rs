@@ -23,6 +23,7 @@ use crate::context::Context;
 use crate::descriptor::{InvokeResult, Invoked};
 use crate::error::{Environment, RpcError};
 use crate::registry::{Method, Registry};
+use crate::security::Identity;
 
 /// Which transport a call came through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,12 +67,23 @@ pub struct Call<'a> {
     /// The method, when the caller has already looked it up (by `method`,
     /// `version` and `scope`): the executor does not look it up again.
     pub resolved: Option<Arc<Method>>,
+    /// Who is calling, as the endpoint's access policy established it.
+    pub identity: Option<Arc<Identity>>,
 }
 
 impl<'a> Call<'a> {
     /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
     pub fn new(method: &'a str, version: u32, params: Params) -> Self {
-        Call { method, version, params, scope: None, transport: Transport::JsonRpc, context: None, resolved: None }
+        Call {
+            method,
+            version,
+            params,
+            scope: None,
+            transport: Transport::JsonRpc,
+            context: None,
+            resolved: None,
+            identity: None,
+        }
     }
 
     /// The request context the method gets.
@@ -85,6 +97,13 @@ impl<'a> Call<'a> {
     /// this call's name, version and scope.
     pub fn resolved(mut self, method: Arc<Method>) -> Self {
         self.resolved = Some(method);
+        self
+    }
+
+    /// The caller's identity (from the endpoint's access policy): the
+    /// method reads it from its context, hooks from [`CallInfo::identity`].
+    pub fn identity(mut self, identity: Option<Arc<Identity>>) -> Self {
+        self.identity = identity;
         self
     }
 
@@ -115,6 +134,8 @@ pub struct CallInfo {
     pub transport: Transport,
     /// The bound, validated named parameters.
     pub params: Map<String, Value>,
+    /// Who is calling, when the endpoint's access policy identified the caller.
+    pub identity: Option<Arc<Identity>>,
 }
 
 /// Hooks around execution: events before and after a call, and after the
@@ -250,12 +271,18 @@ impl Executor {
         }
         let Value::Object(params) = params else { unreachable!("built as an object above") };
 
+        let context = match call.context {
+            Some(context) if call.identity.is_some() => context.with_identity(call.identity),
+            Some(context) => context,
+            None => Context::traced(call.transport, method.name()).with_identity(call.identity),
+        };
         let record = (!self.hooks.is_empty() || self.cache.is_some()).then(|| CallInfo {
             id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
             method: method.clone(),
             version: call.version,
             transport: call.transport,
             params: params.clone(),
+            identity: context.identity_arc().cloned(),
         });
         if let (Some(cache), Some(info)) = (&self.cache, &record)
             && let Some(hit) = cache.get(info).await
@@ -271,7 +298,6 @@ impl Executor {
         }
 
         let invoke = method.descriptor().invoke;
-        let context = call.context.unwrap_or_else(|| Context::traced(call.transport, method.name()));
         let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params, &context)));
         let result = match invoked {
             Ok(Invoked::Ready(result)) => result,

@@ -309,6 +309,7 @@ async fn after_response_waits_until_the_response_is_sent() {
     let (_server, url) = start_with(registry, vec![Arc::new(Recorder { name: "rec", log: log.clone() })]).await;
     let response = reqwest::Client::new()
         .post(&url)
+        .header("content-type", "application/json")
         .body(request("Bulk.blob", json!([LEN]), json!(1)).to_string())
         .send()
         .await

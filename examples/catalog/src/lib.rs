@@ -7,8 +7,8 @@ pub mod services;
 use std::sync::Arc;
 
 use mcp::{McpEndpoint, ServerInfo};
-use rpc::server::Router;
-use rpc::{ApiInfo, Environment, Executor, HostPolicy, JsonRpcService, Registry, RegistryError};
+use rpc::server::{PublicUrl, Router};
+use rpc::{ApiInfo, Environment, Executor, HostPolicy, JsonRpcService, Registry, RegistryError, Security};
 
 pub use services::{Admin, Catalog, CatalogV2, Mcp, Pinger};
 
@@ -20,20 +20,38 @@ pub fn registry() -> Result<Registry, RegistryError> {
 }
 
 /// The whole application: `/rpc` (all methods) and `/mcp` (the `mcp`
-/// group), accepting loopback host names only.
+/// group), accepting loopback host names only, without tokens.
 pub fn app(env: Environment) -> Result<Router, RegistryError> {
-    app_with(env, HostPolicy::localhost())
+    app_with(env, Security::new().hosts(HostPolicy::localhost()))
 }
 
-/// The application with a chosen `Host`/`Origin` policy for `/mcp`.
-pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryError> {
-    let executor = Executor::new(registry()?, env);
-    let rpc = JsonRpcService::builder(executor.clone())
+/// The application with chosen security (allowed hosts, tokens, CORS),
+/// shared by both endpoints.
+pub fn app_with(env: Environment, security: Security) -> Result<Router, RegistryError> {
+    Ok(router(Executor::new(registry()?, env), security, None))
+}
+
+/// The application with chosen security and, when given, the public base
+/// URL its documents name (`https://api.example.com`: behind a proxy, the
+/// request's own host is not trusted).
+pub fn app_configured(
+    env: Environment,
+    security: Security,
+    public_url: Option<PublicUrl>,
+) -> Result<Router, RegistryError> {
+    Ok(router(Executor::new(registry()?, env), security, public_url))
+}
+
+fn router(executor: Executor, security: Security, public_url: Option<PublicUrl>) -> Router {
+    let mut rpc = JsonRpcService::builder(executor.clone())
         .info(
             ApiInfo::new("Catalog API", env!("CARGO_PKG_VERSION"))
                 .description("A product catalog: search, get, list, categories."),
         )
-        .build();
+        .security(security.clone());
+    if let Some(base) = public_url {
+        rpc = rpc.public_url(base);
+    }
     let mcp = McpEndpoint::builder::<Mcp>(executor)
         .server_info(
             ServerInfo::new("catalog", env!("CARGO_PKG_VERSION"))
@@ -45,7 +63,7 @@ pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryE
             "Use Catalog.search to find products by name, then Catalog.get for details. \
              Product ids are positive integers.",
         )
-        .hosts(hosts)
+        .security(security)
         .build();
-    Ok(Router::new().nest("/rpc", rpc).nest("/mcp", mcp))
+    Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp)
 }

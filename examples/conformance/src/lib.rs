@@ -10,7 +10,7 @@ pub mod services;
 
 use mcp::{ListChanges, McpEndpoint, ServerInfo};
 use rpc::server::Router;
-use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError};
+use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError, Security};
 
 pub use services::{Conformance, Fixtures};
 
@@ -22,11 +22,11 @@ pub fn registry(changes: ListChanges) -> Result<Registry, RegistryError> {
 /// The whole application: `/mcp` (the `conformance` group), accepting
 /// loopback host names only.
 pub fn app(env: Environment) -> Result<Router, RegistryError> {
-    app_with(env, HostPolicy::localhost())
+    app_with(env, Security::new().hosts(HostPolicy::localhost()))
 }
 
-/// The application with a chosen `Host`/`Origin` policy for `/mcp`.
-pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryError> {
+/// The application with chosen security (allowed hosts, tokens, CORS) for `/mcp`.
+pub fn app_with(env: Environment, security: Security) -> Result<Router, RegistryError> {
     let changes = ListChanges::new();
     let executor = Executor::new(registry(changes.clone())?, env);
     let mcp = McpEndpoint::builder::<Conformance>(executor)
@@ -37,7 +37,7 @@ pub fn app_with(env: Environment, hosts: HostPolicy) -> Result<Router, RegistryE
                 .description("The fixture tools the official MCP conformance suite calls."),
         )
         .instructions("Test fixtures only: every tool returns a fixed result for the MCP conformance suite.")
-        .hosts(hosts)
+        .security(security)
         .build();
     Ok(Router::new().nest("/mcp", mcp))
 }

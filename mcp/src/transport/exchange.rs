@@ -12,6 +12,7 @@ use std::task::Poll;
 
 use futures_util::future::Abortable;
 use http::StatusCode;
+use rpc::security::Identity;
 use rpc::{ClientView, Context, Transport};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -44,6 +45,8 @@ pub(crate) struct ToolCall<'a> {
     /// The session whose `notifications/cancelled` may stop the call
     /// (handshake era).
     pub session: Option<Arc<Session>>,
+    /// Who is calling (from the endpoint's access policy).
+    pub identity: Option<Arc<Identity>>,
 }
 
 /// What [`run`] needs of a [`ToolCall`] (owned when the call outlives the
@@ -57,6 +60,7 @@ struct Run<'a> {
     client: ClientView,
     sink: Option<Arc<NotificationSink>>,
     session: Option<Arc<Session>>,
+    identity: Option<Arc<Identity>>,
 }
 
 /// Runs `call` and answers it; `status` maps an error code to the HTTP
@@ -74,16 +78,16 @@ pub(crate) async fn answer(
         );
         return reply::error(StatusCode::NOT_ACCEPTABLE, Some(call.id), &error);
     };
-    let ToolCall { id, name, arguments, version, protocol, client, wanted, session } = call;
+    let ToolCall { id, name, arguments, version, protocol, client, wanted, session, identity } = call;
     if !(accepted.sse && wanted.any()) {
         let id = Cow::Borrowed(id);
-        let run_call = Run { id, name, arguments, version, protocol, client, sink: None, session };
+        let run_call = Run { id, name, arguments, version, protocol, client, sink: None, session, identity };
         let finished = run(Arc::clone(&inner), run_call).await;
         return plain(&inner, single, status, finished);
     }
     let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &name);
     let (id, name) = (Cow::Owned(id.to_owned()), Cow::Owned(name.into_owned()));
-    let run_call = Run { id, name, arguments, version, protocol, client, sink: Some(sink), session };
+    let run_call = Run { id, name, arguments, version, protocol, client, sink: Some(sink), session, identity };
     // Boxed: the stream's body owns the call once it outlives this function.
     let future: sse::CallFuture = Box::pin(run(Arc::clone(&inner), run_call));
     match sse::start(future, events, inner.config.keep_alive).await {
@@ -119,7 +123,7 @@ fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
 /// poll is registered for `notifications/cancelled` (a synchronous method,
 /// the common case, never is: it cannot be cancelled anyway).
 async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
-    let Run { id, name, arguments, version, protocol, client, sink, session } = call;
+    let Run { id, name, arguments, version, protocol, client, sink, session, identity } = call;
     let streaming = sink.is_some();
     let Some(tools) = inner.tools.version(version) else {
         return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
@@ -138,7 +142,8 @@ async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
     let context = match sink {
         Some(sink) => Context::with_sink(Transport::Mcp, method, client, sink),
         None => Context::for_client(Transport::Mcp, method, client),
-    };
+    }
+    .with_identity(identity);
     let mut call = std::pin::pin!(call_tool(&inner.executor, tool, target, &name, arguments, context));
     let outcome = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
         Poll::Ready(outcome) => Some(outcome),

@@ -17,6 +17,7 @@ use futures_util::future::join_all;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
 use rpc::jsonrpc::response::join_batch;
+use rpc::security::Identity;
 use rpc::server::body::status_response;
 use rpc::{Context, Execution, LogLevel, RpcError, Transport};
 use serde::Deserialize;
@@ -52,6 +53,7 @@ pub(crate) async fn single(
     version: u32,
     headers: &HeaderMap,
     message: Message<'_>,
+    identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let inner = &*endpoint.inner;
     let accepted = accepted(headers);
@@ -78,10 +80,10 @@ pub(crate) async fn single(
         return status_response(StatusCode::ACCEPTED);
     };
     if req.method == "tools/call" {
-        return tool_call(endpoint, &session, version, protocol, id, &req, accepted).await;
+        return tool_call(endpoint, &session, version, protocol, id, &req, accepted, identity).await;
     }
     let Some(mode) = accepted.single() else { return not_acceptable(Some(id)) };
-    let (result, executions) = plain(inner, tools, &session, version, protocol, &req).await;
+    let (result, executions) = plain(inner, tools, &session, version, protocol, &req, &identity).await;
     let mut out = Vec::with_capacity(256);
     reply::write_outcome(&mut out, id, &result);
     reply::message(inner, mode, StatusCode::OK, out, executions)
@@ -104,6 +106,7 @@ struct ProgressMeta<'a> {
     progress_token: Option<&'a RawValue>,
 }
 
+#[allow(clippy::too_many_arguments)] // one request's facts, passed once
 async fn tool_call(
     endpoint: &McpEndpoint,
     session: &Arc<Session>,
@@ -112,6 +115,7 @@ async fn tool_call(
     id: &RawValue,
     req: &RpcRequest<'_>,
     accepted: Accepted,
+    identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let inner = &endpoint.inner;
     let params = match req.params_as::<CallRequestParams<'_>>() {
@@ -132,6 +136,7 @@ async fn tool_call(
         client: session.client_view(protocol),
         wanted: Wanted { progress_token, log_level: session.log_level },
         session: Some(Arc::clone(session)),
+        identity,
     };
     exchange::answer(Arc::clone(inner), call, accepted, |_| StatusCode::OK).await
 }
@@ -148,6 +153,7 @@ async fn plain(
     version: u32,
     protocol: ProtocolVersion,
     req: &RpcRequest<'_>,
+    identity: &Option<Arc<Identity>>,
 ) -> (Result<Vec<u8>, ProtocolError>, Vec<Execution>) {
     let env = inner.executor.environment();
     let rpc_error = |e: RpcError| (Err(ProtocolError::from_rpc(&e, env)), Vec::new());
@@ -172,7 +178,8 @@ async fn plain(
             };
             let tool = tools.get(&params.name);
             let method = tool.map(|t| t.method.name()).unwrap_or_default();
-            let context = Context::for_client(Transport::Mcp, method, session.client_view(protocol));
+            let context = Context::for_client(Transport::Mcp, method, session.client_view(protocol))
+                .with_identity(identity.clone());
             let arguments = params.arguments.unwrap_or_default();
             // Boxed: a batch's futures stay small.
             let outcome = Box::pin(call_tool(&inner.executor, tool, target, &params.name, arguments, context)).await;
@@ -254,6 +261,7 @@ pub(crate) async fn batch(
     version: u32,
     headers: &HeaderMap,
     items: Vec<&RawValue>,
+    identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let inner = &*endpoint.inner;
     let (session, protocol) = match session_of(inner, tools.endpoint(), headers, None).await {
@@ -267,13 +275,14 @@ pub(crate) async fn batch(
         ));
         return reply::error(StatusCode::BAD_REQUEST, None, &error);
     }
-    if items.is_empty() || items.len() > inner.config.max_batch {
-        let error =
-            invalid(format!("a batch holds 1 to {} messages, this one {}", inner.config.max_batch, items.len()));
+    let max_batch = inner.config.json_limits.max_batch;
+    if items.is_empty() || items.len() > max_batch {
+        let error = invalid(format!("a batch holds 1 to {max_batch} messages, this one {}", items.len()));
         return reply::error(StatusCode::BAD_REQUEST, None, &error);
     }
     let env = inner.executor.environment();
     let session = &session;
+    let identity = &identity;
     let results = join_all(items.into_iter().map(|raw| async move {
         match envelope::parse_message(raw, true) {
             Err(invalid) => {
@@ -299,7 +308,7 @@ pub(crate) async fn batch(
                     (None, None)
                 }
                 Some(id) => {
-                    let (result, executions) = plain(inner, tools, session, version, protocol, &req).await;
+                    let (result, executions) = plain(inner, tools, session, version, protocol, &req, identity).await;
                     let mut out = Vec::with_capacity(256);
                     reply::write_outcome(&mut out, id, &result);
                     (Some(out), executions.into_iter().next())

@@ -19,6 +19,7 @@ use http::{HeaderMap, StatusCode};
 use rpc::ClientView;
 use rpc::jsonrpc::envelope::Request as RpcRequest;
 use rpc::jsonrpc::response::write_result;
+use rpc::security::Identity;
 use rpc::server::Draining;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -261,6 +262,7 @@ pub(crate) async fn handle(
     headers: &HeaderMap,
     extensions: &http::Extensions,
     request: RpcRequest<'_>,
+    identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let Some(id) = request.id else {
         // The core protocol defines no client notifications over HTTP at
@@ -308,7 +310,7 @@ pub(crate) async fn handle(
             Some(page) => ok(page),
             None => fail(invalid_params("Invalid cursor")),
         },
-        "tools/call" => call(endpoint, tools, version, id, admitted, headers, accepted).await,
+        "tools/call" => call(endpoint, tools, version, id, admitted, headers, accepted, identity).await,
         "subscriptions/listen" if inner.list_changes.is_some() => listen(endpoint, id, admitted, accepted, extensions),
         other => {
             let shown: String = other.chars().take(64).collect();
@@ -317,6 +319,7 @@ pub(crate) async fn handle(
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one request's facts, passed once
 async fn call(
     endpoint: &McpEndpoint,
     tools: &ToolSet,
@@ -325,6 +328,7 @@ async fn call(
     admitted: Admitted<'_>,
     headers: &HeaderMap,
     accepted: Accepted,
+    identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let fail = |error: ProtocolError| reply::error(stateless_status(error.code), Some(id), &error);
     let Some(name) = admitted.params.name.and_then(json_str) else {
@@ -349,6 +353,7 @@ async fn call(
         client: admitted.client,
         wanted: admitted.wanted,
         session: None,
+        identity,
     };
     exchange::answer(Arc::clone(&endpoint.inner), call, accepted, stateless_status).await
 }

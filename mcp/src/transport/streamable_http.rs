@@ -15,12 +15,14 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
 use rpc::jsonrpc::envelope::{self, Message};
+use rpc::security::{Identity, Resource, Target};
 use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
 use rpc::server::route::{original_uri, version_from_path};
 use serde_json::json;
@@ -59,26 +61,40 @@ impl McpEndpoint {
             let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
         }
-        let path = request.uri().path();
-        let Some((version, tools)) = version_from_path(path).and_then(|v| inner.tools.version(v).map(|t| (v, t)))
-        else {
-            let shown: String = path.chars().take(100).collect();
-            let error = invalid(format!("group `{}` has no MCP endpoint at `{shown}`", inner.group));
+        let group = Some(inner.group.as_str());
+        let served = version_from_path(request.uri().path())
+            .filter(|v| inner.security.is_available(group, *v))
+            .and_then(|v| inner.tools.version(v).map(|t| (v, t)));
+        let Some((version, tools)) = served else {
+            let error = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
             return reply::error(StatusCode::NOT_FOUND, None, &error);
         };
         let eras = inner.config.eras;
-        match *request.method() {
-            HttpMethod::POST => self.post(version, tools, request).await,
-            HttpMethod::DELETE if eras.handshake() => {
-                handshake::delete(inner, tools.endpoint(), request.headers()).await
-            }
-            HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST"),
-            HttpMethod::GET => method_not_allowed("POST, DELETE"),
-            _ => method_not_allowed(if eras.handshake() { "POST, GET, DELETE" } else { "POST" }),
-        }
+        let allow = if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" };
+        let target = Target::new(group, version, Resource::Api, allow);
+        inner
+            .security
+            .guard(request, target, |request, identity| async move {
+                match *request.method() {
+                    HttpMethod::POST => self.post(version, tools, request, identity).await,
+                    HttpMethod::DELETE if eras.handshake() => {
+                        handshake::delete(inner, tools.endpoint(), request.headers()).await
+                    }
+                    HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
+                    HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
+                    _ => method_not_allowed(allow),
+                }
+            })
+            .await
     }
 
-    async fn post<B>(&self, version: u32, tools: &crate::tools::ToolSet, request: Request<B>) -> HttpResponse
+    async fn post<B>(
+        &self,
+        version: u32,
+        tools: &crate::tools::ToolSet,
+        request: Request<B>,
+        identity: Option<Arc<Identity>>,
+    ) -> HttpResponse
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -106,7 +122,7 @@ impl McpEndpoint {
                 return reply::error(StatusCode::BAD_REQUEST, None, &invalid(format!("unreadable body: {e}")));
             }
         };
-        let parsed = match envelope::parse_body(&bytes, true) {
+        let parsed = match envelope::parse_body_with(&bytes, true, &inner.config.json_limits) {
             Ok(parsed) => parsed,
             Err(error) => return reply::error(StatusCode::BAD_REQUEST, None, &ProtocolError::from_rpc(&error, env)),
         };
@@ -118,13 +134,13 @@ impl McpEndpoint {
             envelope::Body::Single(Ok(Message::Request(req)))
                 if eras.stateless() && (!eras.handshake() || stateless::is_stateless_request(&req, &parts.headers)) =>
             {
-                stateless::handle(self, tools, version, &parts.headers, &parts.extensions, req).await
+                stateless::handle(self, tools, version, &parts.headers, &parts.extensions, req, identity).await
             }
             envelope::Body::Single(Ok(message)) if eras.handshake() => {
-                handshake::single(self, tools, version, &parts.headers, message).await
+                handshake::single(self, tools, version, &parts.headers, message, identity).await
             }
             envelope::Body::Batch(items) if eras.handshake() => {
-                handshake::batch(self, tools, version, &parts.headers, items).await
+                handshake::batch(self, tools, version, &parts.headers, items, identity).await
             }
             envelope::Body::Single(Ok(Message::Response { id })) => {
                 let error = invalid("this endpoint takes requests and notifications, not responses");

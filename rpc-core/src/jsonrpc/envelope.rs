@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::error::RpcError;
 use crate::executor::Params;
+use crate::jsonrpc::limits::JsonLimits;
 
 /// A body: one message or a batch.
 #[derive(Debug)]
@@ -24,9 +25,21 @@ pub enum Body<'a> {
     Batch(Vec<&'a RawValue>),
 }
 
-/// Parses a body; invalid JSON is a `-32700` error. `accept_responses`:
+/// Parses a body within the default [`JsonLimits`]; invalid JSON is a
+/// `-32700` error, a body beyond the limits `-32600`. `accept_responses`:
 /// see [`parse_message`].
 pub fn parse_body(bytes: &[u8], accept_responses: bool) -> Result<Body<'_>, RpcError> {
+    parse_body_with(bytes, accept_responses, &JsonLimits::default())
+}
+
+/// Parses a body within `limits` (nesting depth, number of values, batch
+/// length: checked in one pass before anything is parsed, see
+/// [`JsonLimits`]); invalid JSON is a `-32700` error, a body beyond the
+/// limits `-32600`.
+pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &JsonLimits) -> Result<Body<'a>, RpcError> {
+    if let Err(exceeded) = limits.check(bytes) {
+        return Err(RpcError::invalid_request(format!("Invalid Request: {exceeded}")));
+    }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
         let items: Vec<&RawValue> = serde_json::from_slice(bytes).map_err(RpcError::parse_error)?;

@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures_util::future::join_all;
-use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
 use http_body::Body;
 use serde_json::Value;
 
@@ -20,17 +20,22 @@ use crate::error::RpcError;
 use crate::executor::{Call, Execution, Executor, Transport};
 use crate::group::ApiGroup;
 use crate::jsonrpc::envelope::{self, Message};
+use crate::jsonrpc::limits::JsonLimits;
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use crate::openrpc::{self, ApiInfo};
+use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, status_response,
 };
-use crate::server::route::{public_url, version_from_path};
+use crate::server::route::{PublicUrl, original_uri, public_url, version_from_path};
 
 /// Default request body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// Default maximum number of messages in a batch.
 pub const DEFAULT_MAX_BATCH: usize = 100;
+
+/// The methods the endpoint answers.
+const ALLOW: &str = "GET, HEAD, POST, OPTIONS";
 
 /// Configures a [`JsonRpcService`].
 #[derive(Debug)]
@@ -38,8 +43,10 @@ pub struct JsonRpcBuilder {
     executor: Executor,
     scope: Option<String>,
     max_body_bytes: usize,
-    max_batch: usize,
+    limits: JsonLimits,
     info: ApiInfo,
+    security: Security,
+    public_url: Option<PublicUrl>,
 }
 
 impl JsonRpcBuilder {
@@ -61,15 +68,46 @@ impl JsonRpcBuilder {
         self
     }
 
-    /// Maximum messages per batch (default 100).
+    /// Maximum messages per batch (default 100); checked before the batch
+    /// is parsed.
     pub fn max_batch(mut self, limit: usize) -> Self {
-        self.max_batch = limit;
+        self.limits = self.limits.max_batch(limit);
+        self
+    }
+
+    /// Limits on the JSON of a body: nesting depth, number of values,
+    /// batch length (default [`JsonLimits::default`]).
+    pub fn json_limits(mut self, limits: JsonLimits) -> Self {
+        self.limits = limits;
         self
     }
 
     /// The `info` block of the OpenRPC documents.
     pub fn info(mut self, info: ApiInfo) -> Self {
         self.info = info;
+        self
+    }
+
+    /// The endpoint's security: allowed hosts, CORS, access policy (tokens),
+    /// availability (see [`Security`]). Share one value between the
+    /// endpoints of an application.
+    pub fn security(mut self, security: Security) -> Self {
+        self.security = security;
+        self
+    }
+
+    /// Which `Host`/`Origin` names are accepted (default: loopback names);
+    /// shorthand for the host policy of [`security`](Self::security).
+    pub fn hosts(mut self, hosts: HostPolicy) -> Self {
+        self.security = self.security.hosts(hosts);
+        self
+    }
+
+    /// The public base URL (`https://api.example.com`) the OpenRPC
+    /// documents name in `servers`, followed by the endpoint's path; without
+    /// it, `http://` and the request's (checked) `Host`.
+    pub fn public_url(mut self, base: PublicUrl) -> Self {
+        self.public_url = Some(base);
         self
     }
 
@@ -85,8 +123,10 @@ impl JsonRpcBuilder {
                 executor: self.executor,
                 scope: self.scope,
                 max_body_bytes: self.max_body_bytes,
-                max_batch: self.max_batch,
+                limits: self.limits,
                 docs,
+                security: self.security,
+                public_url: self.public_url,
             }),
         }
     }
@@ -103,8 +143,19 @@ struct Inner {
     executor: Executor,
     scope: Option<String>,
     max_body_bytes: usize,
-    max_batch: usize,
+    limits: JsonLimits,
     docs: BTreeMap<u32, Value>,
+    security: Security,
+    public_url: Option<PublicUrl>,
+}
+
+/// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
+/// parameters allowed). A browser can send neither without a CORS preflight.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else { return false };
+    let media = value.split(';').next().unwrap_or("").trim().as_bytes();
+    media.eq_ignore_ascii_case(b"application/json")
+        || (media.len() > 17 && media[..12].eq_ignore_ascii_case(b"application/") && media.ends_with(b"+json"))
 }
 
 impl JsonRpcService {
@@ -114,8 +165,10 @@ impl JsonRpcService {
             executor,
             scope: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            max_batch: DEFAULT_MAX_BATCH,
+            limits: JsonLimits::default(),
             info: ApiInfo::default(),
+            security: Security::default(),
+            public_url: None,
         }
     }
 
@@ -124,7 +177,10 @@ impl JsonRpcService {
         Self::builder(executor).build()
     }
 
-    /// Handles one HTTP request.
+    /// Handles one HTTP request: the `Host`/`Origin` check (403), the
+    /// version (404, also for a version the availability checker switched
+    /// off), CORS, the access policy (401/403: API calls and documents
+    /// separately), then the call or the OpenRPC document.
     pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
@@ -132,33 +188,52 @@ impl JsonRpcService {
     {
         let inner = &self.inner;
         let env = inner.executor.environment();
-        let Some(version) = version_from_path(request.uri().path()).filter(|v| inner.docs.contains_key(v)) else {
-            let known: Vec<String> = inner.docs.keys().map(|v| format!("v{v}")).collect();
-            let error = RpcError::invalid_request(format!(
-                "no API version at `{}` (available: {})",
-                request.uri().path(),
-                known.join(", ")
-            ));
+        if let Err(why) = inner.security.check_hosts(original_uri(&request), request.headers()) {
+            tracing::debug!(%why, "refused by DNS-rebinding protection");
+            let error = RpcError::invalid_request(why.message());
+            return json_response(StatusCode::FORBIDDEN, error_body(None, &error, env));
+        }
+        let scope = inner.scope.as_deref();
+        let available = |v: &u32| inner.docs.contains_key(v) && inner.security.is_available(scope, *v);
+        let Some(version) = version_from_path(request.uri().path()).filter(available) else {
+            let known: Vec<String> = inner.docs.keys().filter(|v| available(v)).map(|v| format!("v{v}")).collect();
+            let error =
+                RpcError::invalid_request(format!("no API version at this path (available: {})", known.join(", ")));
             return json_response(StatusCode::NOT_FOUND, error_body(None, &error, env));
         };
-        match *request.method() {
-            HttpMethod::POST => self.post(version, request).await,
-            HttpMethod::GET | HttpMethod::HEAD => self.openrpc(version, &request),
-            _ => {
-                let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
-                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, POST"));
-                response
-            }
-        }
+        let resource = match *request.method() {
+            HttpMethod::GET | HttpMethod::HEAD => Resource::Docs,
+            _ => Resource::Api,
+        };
+        let target = Target::new(scope, version, resource, ALLOW);
+        inner
+            .security
+            .guard(request, target, |request, identity| async move {
+                match *request.method() {
+                    HttpMethod::POST => self.post(version, request, identity).await,
+                    HttpMethod::GET | HttpMethod::HEAD => self.openrpc(version, &request),
+                    _ => {
+                        let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
+                        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+                        response
+                    }
+                }
+            })
+            .await
     }
 
     fn openrpc<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
         let mut doc = self.inner.docs[&version].clone();
-        doc["servers"][0]["url"] = Value::String(public_url(request));
+        doc["servers"][0]["url"] = Value::String(public_url(request, self.inner.public_url.as_ref()));
         json_response(StatusCode::OK, serde_json::to_vec(&doc).unwrap_or_default())
     }
 
-    async fn post<B>(&self, version: u32, request: Request<B>) -> Response<ResponseBody>
+    async fn post<B>(
+        &self,
+        version: u32,
+        request: Request<B>,
+        identity: Option<Arc<Identity>>,
+    ) -> Response<ResponseBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -166,6 +241,10 @@ impl JsonRpcService {
         let inner = &self.inner;
         let env = inner.executor.environment();
         let (parts, body) = request.into_parts();
+        if !is_json(&parts.headers) {
+            let error = RpcError::invalid_request("Content-Type must be application/json");
+            return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error_body(None, &error, env));
+        }
         let bytes = match read_limited(&parts.headers, body, inner.max_body_bytes).await {
             Ok(bytes) => bytes,
             Err(ReadError::TooLarge { limit }) => {
@@ -177,29 +256,24 @@ impl JsonRpcService {
                 return json_response(StatusCode::BAD_REQUEST, error_body(None, &error, env));
             }
         };
-        let parsed = match envelope::parse_body(&bytes, false) {
+        let parsed = match envelope::parse_body_with(&bytes, false, &inner.limits) {
             Ok(parsed) => parsed,
             Err(error) => return json_response(StatusCode::OK, error_body(None, &error, env)),
         };
         let (out, executions) = match parsed {
             envelope::Body::Single(message) => {
-                let (out, execution) = self.one(version, message).await;
+                let (out, execution) = self.one(version, message, &identity).await;
                 (out, execution.into_iter().collect::<Vec<_>>())
             }
             envelope::Body::Batch(items) if items.is_empty() => {
                 let error = RpcError::invalid_request("empty batch");
                 (Some(error_body(None, &error, env)), Vec::new())
             }
-            envelope::Body::Batch(items) if items.len() > inner.max_batch => {
-                let error = RpcError::invalid_request(format!(
-                    "batch of {} messages exceeds the limit of {}",
-                    items.len(),
-                    inner.max_batch
-                ));
-                (Some(error_body(None, &error, env)), Vec::new())
-            }
             envelope::Body::Batch(items) => join_batch(
-                join_all(items.into_iter().map(|raw| self.one(version, envelope::parse_message(raw, false)))).await,
+                join_all(
+                    items.into_iter().map(|raw| self.one(version, envelope::parse_message(raw, false), &identity)),
+                )
+                .await,
             ),
         };
         let mut response = match out {
@@ -216,6 +290,7 @@ impl JsonRpcService {
         &self,
         version: u32,
         message: Result<Message<'_>, envelope::Invalid<'_>>,
+        identity: &Option<Arc<Identity>>,
     ) -> (Option<Vec<u8>>, Option<Execution>) {
         let env = self.inner.executor.environment();
         let request = match message {
@@ -227,7 +302,8 @@ impl JsonRpcService {
             Ok(params) => params,
             Err(error) => return (request.id.map(|id| error_body(Some(id), &error, env)), None),
         };
-        let mut call = Call::new(&request.method, version, params).transport(Transport::JsonRpc);
+        let mut call =
+            Call::new(&request.method, version, params).transport(Transport::JsonRpc).identity(identity.clone());
         if let Some(scope) = self.inner.scope.as_deref() {
             call = call.scope(scope);
         }

@@ -186,6 +186,18 @@ pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a st
     }
 }
 
+/// The authority (`host[:port]`) the request is addressed to, checked as
+/// [`effective_host`] checks it: for building public URLs from a request.
+pub fn effective_authority(uri: &Uri, headers: &HeaderMap) -> Result<Authority, HostRefusal> {
+    effective_host(uri, headers)?;
+    match uri.authority() {
+        Some(target) => Ok(target.clone()),
+        None => {
+            headers.get(HOST).and_then(|v| v.to_str().ok()).and_then(parse_authority).ok_or(HostRefusal::MissingHost)
+        }
+    }
+}
+
 /// A `Host` value: `name[:port]`, no user info, no path.
 fn parse_authority(text: &str) -> Option<Authority> {
     if text.is_empty() || text.contains(['@', '/', '?', '#']) {

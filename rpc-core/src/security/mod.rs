@@ -19,18 +19,42 @@ mod cors;
 mod hosts;
 mod token;
 
+use std::future::Future;
 use std::sync::Arc;
 
-use http::header::WWW_AUTHENTICATE;
-use http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use http::header::{ALLOW, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use serde_json::json;
 
 pub use access::{Access, AccessPolicy, AccessRequest, AvailabilityChecker, Identity, Resource};
 pub use cors::{Cors, InvalidOrigin, serve_with as serve_with_cors};
-pub use hosts::{HostPolicy, HostRefusal, effective_host};
+pub use hosts::{HostPolicy, HostRefusal, effective_authority, effective_host};
 pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
 
-use crate::server::body::{ResponseBody, json_response};
+use crate::server::body::{ResponseBody, json_response, status_response};
+use crate::server::route::{PeerAddr, original_uri};
+
+/// What an endpoint routed a request to, for the access decision.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Target<'a> {
+    /// The API group the endpoint serves (`None`: every method).
+    pub group: Option<&'a str>,
+    /// The API version.
+    pub version: u32,
+    /// An API call or a document.
+    pub resource: Resource,
+    /// The `Allow` header of the endpoint (answers `OPTIONS` without CORS).
+    pub allow: &'static str,
+}
+
+impl<'a> Target<'a> {
+    /// A request for `resource` of `group` at `version`, on an endpoint
+    /// allowing the HTTP methods `allow`.
+    pub fn new(group: Option<&'a str>, version: u32, resource: Resource, allow: &'static str) -> Self {
+        Target { group, version, resource, allow }
+    }
+}
 
 /// The security settings of one or more endpoints. Cheap to clone.
 #[derive(Clone, Default)]
@@ -147,6 +171,57 @@ impl Security {
     /// Whether an access policy is set.
     pub fn has_access_policy(&self) -> bool {
         self.inner.access.is_some()
+    }
+
+    /// Steps 3 and 4 around an endpoint's handler: a CORS preflight is
+    /// answered (by the CORS layer, or with `204` and `Allow` when CORS is
+    /// off) without asking the access policy; any other request runs
+    /// `handle` with the caller's identity once the policy allows it, or
+    /// gets 401/403. With CORS on, every response carries its headers
+    /// (refusals too, so a page can read why).
+    pub async fn guard<B, F, Fut>(&self, request: Request<B>, target: Target<'_>, handle: F) -> Response<ResponseBody>
+    where
+        F: FnOnce(Request<B>, Option<Arc<Identity>>) -> Fut,
+        Fut: Future<Output = Response<ResponseBody>>,
+    {
+        match self.cors_layer() {
+            Some(layer) => serve_with_cors(layer, request, |request| self.admit(request, target, handle)).await,
+            None if request.method() == Method::OPTIONS => {
+                let mut response = status_response(StatusCode::NO_CONTENT);
+                response.headers_mut().insert(ALLOW, HeaderValue::from_static(target.allow));
+                response
+            }
+            None => self.admit(request, target, handle).await,
+        }
+    }
+
+    async fn admit<B, F, Fut>(&self, request: Request<B>, target: Target<'_>, handle: F) -> Response<ResponseBody>
+    where
+        F: FnOnce(Request<B>, Option<Arc<Identity>>) -> Fut,
+        Fut: Future<Output = Response<ResponseBody>>,
+    {
+        if self.inner.access.is_none() {
+            return handle(request, None).await;
+        }
+        let decision = {
+            let access = AccessRequest {
+                method: request.method(),
+                uri: original_uri(&request),
+                headers: request.headers(),
+                group: target.group,
+                version: target.version,
+                resource: target.resource,
+                peer: request.extensions().get::<PeerAddr>().map(|p| p.0),
+            };
+            self.authorize(&access).await
+        };
+        match decision {
+            Ok(identity) => handle(request, identity).await,
+            Err(refusal) => {
+                tracing::debug!(?refusal, group = target.group, version = target.version, "access refused");
+                refusal.into_response()
+            }
+        }
     }
 
     /// Step 4: the access decision; `Ok` carries the caller's identity, if known.

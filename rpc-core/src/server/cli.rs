@@ -1,15 +1,17 @@
 //! The command line and `main` of a server binary (feature `cli`): the
-//! options every server takes (`--listen`, `--env`), the application's own
-//! options flattened in, logging to stderr (`RUST_LOG`, default `info`), a
-//! Tokio runtime, and [`run`](super::run).
+//! options every server takes (`--listen`, `--env`, and the security
+//! options: `--token`, `--token-file`, `--token-header`, `--protect-docs`,
+//! `--allow-host`, `--cors-origin`), the application's own options
+//! flattened in, logging to stderr (`RUST_LOG`, default `info`), a Tokio
+//! runtime, and [`run`](super::run).
 //!
 //! ```no_run
-//! # fn app(env: rpc::Environment, hosts: rpc::HostPolicy) -> Result<rpc::server::Router, String> { todo!() }
+//! # fn app(env: rpc::Environment, security: rpc::Security) -> Result<rpc::server::Router, String> { todo!() }
 //! use rpc::server::cli::{NoOptions, Program};
 //!
 //! fn main() -> std::process::ExitCode {
 //!     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:8080");
-//!     rpc::server::cli::main::<NoOptions, _>(program, |cli, hosts| app(cli.env, hosts))
+//!     rpc::server::cli::main::<NoOptions, _>(program, |cli, security| app(cli.env, security))
 //! }
 //! ```
 
@@ -19,7 +21,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
 use crate::error::Environment;
-use crate::security::HostPolicy;
+use crate::security::{Cors, HostPolicy, Security, TokenPolicy};
 use crate::server::Router;
 
 /// What the binary is: its name and version (`--version`), a one-line
@@ -54,21 +56,88 @@ pub struct Cli<A: Args> {
     /// Environment: decides how much detail errors carry (dev, test, prod).
     #[arg(long, default_value = "dev", value_parser = |s: &str| s.parse::<Environment>())]
     pub env: Environment,
+    /// Who may call the endpoints.
+    #[command(flatten)]
+    pub security: SecurityOptions,
     /// The application's own options.
     #[command(flatten)]
     pub app: A,
+}
+
+/// The security options every server binary takes.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Security")]
+pub struct SecurityOptions {
+    /// A client token (repeatable); API requests then need it in the token
+    /// header or as `Authorization: Bearer <token>`. Prefer RPC_TOKENS or
+    /// --token-file: a command line is visible to other local users.
+    #[arg(long = "token", value_name = "TOKEN", env = "RPC_TOKENS", value_delimiter = ',', hide_env_values = true)]
+    pub tokens: Vec<String>,
+    /// A file of client tokens, one per line (`#` starts a comment).
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// The header clients send their token in.
+    #[arg(long, value_name = "NAME", default_value = "Ufo-RPC-Token")]
+    pub token_header: String,
+    /// Documents (OpenRPC, ...) need a token too (by default only API requests do).
+    #[arg(long)]
+    pub protect_docs: bool,
+    /// Also accept requests addressed to this host name (repeatable): the
+    /// public name of a server not on loopback. `*` accepts any name (put
+    /// the check in a reverse proxy then).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Let browser pages of this origin call the endpoints (repeatable;
+    /// `*` for any page).
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<String>,
+}
+
+impl SecurityOptions {
+    /// The [`Security`] these options describe, on top of `hosts` (the
+    /// names the listening address implies).
+    pub fn build(&self, hosts: HostPolicy) -> Result<Security, String> {
+        let hosts = if self.allow_hosts.iter().any(|h| h == "*") {
+            HostPolicy::any()
+        } else {
+            self.allow_hosts.iter().fold(hosts, |policy, host| policy.allow(host.as_str()))
+        };
+        let mut security = Security::new().hosts(hosts);
+        if !self.tokens.is_empty() || self.token_file.is_some() {
+            let header = http::HeaderName::from_bytes(self.token_header.as_bytes())
+                .map_err(|_| format!("--token-header: `{}` is not a header name", self.token_header))?;
+            let mut tokens = TokenPolicy::new().header(header).protect_docs(self.protect_docs);
+            for token in self.tokens.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+                tokens = tokens.token(token).map_err(|e| format!("--token: {e}"))?;
+            }
+            if let Some(path) = &self.token_file {
+                tokens = tokens.tokens_from_file(path).map_err(|e| format!("--token-file {}: {e}", path.display()))?;
+            }
+            if tokens.is_empty() {
+                return Err("no client token given (--token, RPC_TOKENS or --token-file)".to_owned());
+            }
+            security = security.tokens(tokens);
+        } else if self.protect_docs {
+            return Err("--protect-docs needs client tokens (--token, RPC_TOKENS or --token-file)".to_owned());
+        }
+        if !self.cors_origins.is_empty() {
+            security = security.cors(Cors::origins(&self.cors_origins).map_err(|e| format!("--cors-origin: {e}"))?);
+        }
+        Ok(security)
+    }
 }
 
 /// For servers without options of their own.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct NoOptions {}
 
-/// Parses the command line, sets up logging and serves `app` until SIGINT
-/// or SIGTERM. Exits with a failure code, the reason on stderr, when the
-/// arguments, the application or the listener fail.
+/// Parses the command line, sets up logging and serves `app` (given the
+/// [`Security`] the options describe) until SIGINT or SIGTERM. Exits with a
+/// failure code, the reason on stderr, when the arguments, the
+/// application or the listener fail.
 pub fn main<A: Args, E: std::fmt::Display>(
     program: Program,
-    app: impl FnOnce(&Cli<A>, HostPolicy) -> Result<Router, E>,
+    app: impl FnOnce(&Cli<A>, Security) -> Result<Router, E>,
 ) -> ExitCode {
     let mut command = Cli::<A>::command().name(program.name).version(program.version);
     if let Some(about) = program.about {
@@ -100,5 +169,12 @@ pub fn main<A: Args, E: std::fmt::Display>(
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(super::run(listen, |hosts| app(&cli, hosts)))
+    let protected = !cli.security.tokens.is_empty() || cli.security.token_file.is_some();
+    if !listen.ip().is_loopback() && !protected {
+        tracing::warn!(%listen, "not on loopback and no --token: anyone who reaches this port can call every method");
+    }
+    runtime.block_on(super::run(listen, |hosts| match cli.security.build(hosts) {
+        Ok(security) => app(&cli, security).map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    }))
 }

@@ -10,6 +10,6 @@ pub mod runner;
 
 pub use body::ResponseBody;
 pub use draining::Draining;
-pub use route::OriginalUri;
+pub use route::{InvalidPublicUrl, OriginalUri, PeerAddr, PublicUrl};
 pub use router::{RequestBody, Router};
 pub use runner::{run, serve, shutdown_signal};

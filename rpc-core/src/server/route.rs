@@ -2,6 +2,11 @@
 
 use http::{Request, Uri};
 
+/// The address of the client, as the server that accepted the connection
+/// saw it; [`serve`](super::serve) puts it into every request's extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddr(pub std::net::SocketAddr);
+
 /// The URI a request had before a [`Router`](super::Router) stripped its
 /// mount prefix; stored in the request extensions.
 #[derive(Debug, Clone)]
@@ -47,25 +52,70 @@ pub fn original_path<B>(request: &Request<B>) -> &str {
     original_uri(request).path()
 }
 
-/// The public URL of the request: `X-Forwarded-Proto` (or http), the
-/// `Host` header and the original path.
-pub fn public_url<B>(request: &Request<B>) -> String {
-    let path = original_path(request).to_owned();
-    let headers = request.headers();
-    let host = headers
-        .get(http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()));
-    let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
-    match host {
-        Some(host) => format!("{scheme}://{host}{path}"),
-        None => path,
+/// A public base URL from configuration (`https://api.example.com`,
+/// optionally with a path prefix): `http` or `https`, a host, an optional
+/// port and path, nothing else (no user info, query or fragment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicUrl(String);
+
+/// A text that is not an `http(s)://host[:port][/path]` base URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidPublicUrl(String);
+
+impl std::fmt::Display for InvalidPublicUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` is not an http(s) base URL (scheme://host[:port][/path])", self.0.escape_default())
+    }
+}
+
+impl std::error::Error for InvalidPublicUrl {}
+
+impl PublicUrl {
+    /// Checks `base`.
+    pub fn parse(base: &str) -> Result<Self, InvalidPublicUrl> {
+        let invalid = || InvalidPublicUrl(base.chars().take(100).collect());
+        let uri: Uri = base.parse().map_err(|_| invalid())?;
+        let scheme_ok = matches!(uri.scheme_str(), Some("http" | "https"));
+        let authority_ok = uri.authority().is_some_and(|a| !a.as_str().contains('@') && !a.host().is_empty());
+        if !scheme_ok || !authority_ok || uri.query().is_some() || base.contains('#') {
+            return Err(invalid());
+        }
+        Ok(PublicUrl(base.trim_end_matches('/').to_owned()))
+    }
+
+    /// The base, without a trailing `/`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for PublicUrl {
+    type Err = InvalidPublicUrl;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PublicUrl::parse(s)
+    }
+}
+
+/// The public URL of the endpoint a request reached: `base` (from
+/// configuration) followed by the path the client asked for; without a
+/// configured base, `http://`, the request's authority (as the host policy
+/// checked it: a `name[:port]`, nothing else) and the path.
+/// `X-Forwarded-*` headers are never trusted: behind a proxy that
+/// terminates TLS, configure the base.
+pub fn public_url<B>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
+    let path = original_path(request);
+    if let Some(base) = base {
+        return format!("{}{path}", base.as_str());
+    }
+    match crate::security::effective_authority(original_uri(request), request.headers()) {
+        Ok(authority) => format!("http://{authority}{path}"),
+        Err(_) => path.to_owned(),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::version_from_path;
+    use super::{PublicUrl, public_url, version_from_path};
 
     #[test]
     fn versions() {
@@ -78,5 +128,29 @@ mod tests {
         assert_eq!(version_from_path("/x2"), None);
         assert_eq!(version_from_path("/v2/extra"), None);
         assert_eq!(version_from_path("/v99999999999"), None);
+    }
+
+    #[test]
+    fn public_urls_never_trust_forwarded_headers() {
+        let request = |host: &str| {
+            http::Request::builder()
+                .uri("/rpc")
+                .header("host", host)
+                .header("x-forwarded-proto", "javascript")
+                .header("x-forwarded-host", "evil.example")
+                .body(())
+                .unwrap()
+        };
+        assert_eq!(public_url(&request("localhost:8080"), None), "http://localhost:8080/rpc");
+        let base = PublicUrl::parse("https://api.example/").unwrap();
+        assert_eq!(public_url(&request("localhost:8080"), Some(&base)), "https://api.example/rpc");
+        assert_eq!(public_url(&request("a b"), None), "/rpc", "an invalid Host gives a relative URL");
+        assert_eq!(
+            PublicUrl::parse("https://api.example:8443/base/").unwrap().as_str(),
+            "https://api.example:8443/base"
+        );
+        for bad in ["javascript://x/", "https://u@x", "ftp://x", "https://x/?q", "https://x/#f", "x", ""] {
+            assert!(PublicUrl::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -91,8 +91,10 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let Some((prefix, route)) = self.route(request.uri().path()) else {
-            let body = format!(r#"{{"error":"no endpoint at `{}`"}}"#, request.uri().path().escape_default());
-            return Box::pin(async move { Ok(json_response(StatusCode::NOT_FOUND, body)) });
+            // A fixed message: the path is the client's, never echoed.
+            return Box::pin(async move {
+                Ok(json_response(StatusCode::NOT_FOUND, r#"{"error":"no endpoint at this path"}"#))
+            });
         };
         let route = route.clone();
         let (mut parts, body) = request.into_parts();
