@@ -3,6 +3,7 @@
 //! HTTP (TCP), exactly as an external client's would.
 
 pub mod modern_mcp;
+pub mod raw_http;
 pub mod raw_mcp;
 pub mod strict_schema;
 

@@ -99,6 +99,12 @@ impl Modern {
     pub async fn tool(&self, name: &str, arguments: Value) -> Reply {
         self.call("tools/call", json!({"name": name, "arguments": arguments})).await
     }
+
+    /// `tools/call` of `name` with `arguments` and header `overrides`.
+    pub async fn tool_with(&self, name: &str, arguments: Value, overrides: &[(&str, &str)]) -> Reply {
+        let body = self.request("tools/call", json!({"name": name, "arguments": arguments}), json!(1));
+        self.exchange(&body, overrides).await
+    }
 }
 
 /// The JSON of a body: the object itself, or the last SSE `data:` message.

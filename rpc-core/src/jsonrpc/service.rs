@@ -14,9 +14,9 @@ use bytes::Bytes;
 use futures_util::future::join_all;
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
 use http_body::Body;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::error::RpcError;
+use crate::error::{RpcError, code};
 use crate::executor::{Call, Execution, Executor, Transport};
 use crate::group::ApiGroup;
 use crate::jsonrpc::envelope::{self, Message};
@@ -190,8 +190,8 @@ impl JsonRpcService {
         let env = inner.executor.environment();
         if let Err(why) = inner.security.check_hosts(original_uri(&request), request.headers()) {
             tracing::debug!(%why, "refused by DNS-rebinding protection");
-            let error = RpcError::invalid_request(why.message());
-            return json_response(StatusCode::FORBIDDEN, error_body(None, &error, env));
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::INVALID_REQUEST, "message": why.message()}});
+            return json_response(StatusCode::FORBIDDEN, body.to_string());
         }
         let scope = inner.scope.as_deref();
         let available = |v: &u32| inner.docs.contains_key(v) && inner.security.is_available(scope, *v);

@@ -24,6 +24,8 @@ pub const DEFAULT_TOKEN_HEADER: &str = "ufo-rpc-token";
 #[derive(Clone)]
 pub struct TokenPolicy {
     header: HeaderName,
+    /// The header's name as configured (`Ufo-RPC-Token`), for messages.
+    spelling: String,
     tokens: Vec<([u8; 32], String)>,
     protect_api: bool,
     protect_docs: bool,
@@ -73,6 +75,7 @@ impl TokenPolicy {
     pub fn new() -> Self {
         TokenPolicy {
             header: HeaderName::from_static(DEFAULT_TOKEN_HEADER),
+            spelling: "Ufo-RPC-Token".to_owned(),
             tokens: Vec::new(),
             protect_api: true,
             protect_docs: false,
@@ -117,10 +120,16 @@ impl TokenPolicy {
         Ok(self)
     }
 
-    /// The header carrying the token (besides `Authorization: Bearer`).
-    pub fn header(mut self, name: HeaderName) -> Self {
-        self.header = name;
-        self
+    /// The header carrying the token (besides `Authorization: Bearer`),
+    /// e.g. `X-Api-Key`; the spelling given is the one messages show.
+    pub fn header(mut self, name: &str) -> Result<Self, TokenError> {
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .ok()
+            .filter(|h| *h != AUTHORIZATION)
+            .ok_or_else(|| TokenError::Invalid(format!("`{}` is not a header name for tokens", name.escape_default())))?;
+        self.header = header;
+        self.spelling = name.to_owned();
+        Ok(self)
     }
 
     /// Whether API requests need a token (default: yes).
@@ -163,7 +172,7 @@ impl TokenPolicy {
             Presented::One(token) => token,
             Presented::None => {
                 return Access::Unauthorized(
-                    format!("Unauthorized: send a token in the {} header or as a Bearer token", self.header).into(),
+                    format!("Unauthorized: send a token in the {} header or as a Bearer token", self.spelling).into(),
                 );
             }
             Presented::Several => return Access::Unauthorized("Unauthorized: send exactly one token".into()),
@@ -289,7 +298,8 @@ mod tests {
         assert!(p.protects(Resource::Api) && !p.protects(Resource::Docs));
         let p = p.protect_api(false).protect_docs(true);
         assert!(!p.protects(Resource::Api) && p.protects(Resource::Docs));
-        let custom = policy().header(HeaderName::from_static("x-api-key"));
+        let custom = policy().header("X-Api-Key").unwrap();
+        assert!(policy().header("bad header").is_err() && policy().header("Authorization").is_err());
         assert_eq!(custom.decide(&headers(&[("x-api-key", "s3cret")])), Access::allow_as(Identity::new("token-1")));
     }
 }

@@ -104,9 +104,10 @@ impl SecurityOptions {
         };
         let mut security = Security::new().hosts(hosts);
         if !self.tokens.is_empty() || self.token_file.is_some() {
-            let header = http::HeaderName::from_bytes(self.token_header.as_bytes())
-                .map_err(|_| format!("--token-header: `{}` is not a header name", self.token_header))?;
-            let mut tokens = TokenPolicy::new().header(header).protect_docs(self.protect_docs);
+            let mut tokens = TokenPolicy::new()
+                .header(&self.token_header)
+                .map_err(|e| format!("--token-header: {e}"))?
+                .protect_docs(self.protect_docs);
             for token in self.tokens.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
                 tokens = tokens.token(token).map_err(|e| format!("--token: {e}"))?;
             }
