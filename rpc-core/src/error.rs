@@ -51,6 +51,23 @@ pub mod code {
     pub const INTERNAL_ERROR: i32 = -32603;
 }
 
+/// The longest message, in bytes, of an error about the request (parse
+/// errors, invalid requests, unknown methods, unreadable params).
+pub const MAX_PROTOCOL_MESSAGE: usize = 512;
+
+/// `text` cut to at most `max` bytes at a character boundary, with `…`
+/// when cut.
+pub fn bounded(text: Cow<'static, str>, max: usize) -> Cow<'static, str> {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &text[..end]))
+}
+
 /// Where the server runs; decides how much an error reveals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Environment {
@@ -138,8 +155,12 @@ impl RpcError {
 
     /// An error about the request itself: no source location is recorded,
     /// since the framework, not application code, raised it.
+    /// The message is cut to [`MAX_PROTOCOL_MESSAGE`] bytes: it may quote
+    /// what the client sent (a method name, a value serde could not read),
+    /// and an error must not echo a large request back.
     fn protocol(code: i32, message: impl Into<Cow<'static, str>>, kind: &'static str) -> Self {
-        RpcError(Box::new(Repr { code, message: message.into(), kind: Cow::Borrowed(kind), extra: None, detail: None }))
+        let message = bounded(message.into(), MAX_PROTOCOL_MESSAGE);
+        RpcError(Box::new(Repr { code, message, kind: Cow::Borrowed(kind), extra: None, detail: None }))
     }
 
     /// `-32700`: the body is not valid JSON.
