@@ -111,7 +111,8 @@ fi
 # start NAME BINARY: runs it on a free loopback port; sets $url to its base URL.
 start() {
   local name=$1 exe=$2 out=$work/$1.out err=$work/$1.err i
-  "$exe" --listen 127.0.0.1:0 >"$out" 2>"$err" &
+  shift 2
+  "$exe" --listen 127.0.0.1:0 "$@" >"$out" 2>"$err" &
   pids+=($!)
   local pid=$!
   url=
@@ -136,6 +137,10 @@ start catalog "$bin/catalog"
 catalog_url=$url
 start conformance-server "$bin/conformance-server"
 conformance_url=$url
+# The catalog protected by a token (from the environment, as a deployment passes it).
+INTEROP_TOKEN=interop-$RANDOM$RANDOM
+RPC_TOKENS=$INTEROP_TOKEN start catalog-protected "$bin/catalog"
+protected_url=$url
 
 # ---------------------------------------------------------------- python SDK
 python_status=0
@@ -147,10 +152,23 @@ done
 
 # ---------------------------------------------------------------- MCP Inspector CLI
 inspector_status=0
+for mode in legacy 2026-07-28; do
+  log "official Python SDK (mode=$mode) against the token-protected catalog: with the token, without, with a wrong one"
+  timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$protected_url/mcp/v1" --mode "$mode" \
+    --token "$INTEROP_TOKEN" || python_status=$?
+  timeout 60 "$venv/bin/python" "$here/python_client.py" --url "$protected_url/mcp/v1" --mode "$mode" \
+    --expect-refusal || python_status=$?
+  timeout 60 "$venv/bin/python" "$here/python_client.py" --url "$protected_url/mcp/v1" --mode "$mode" \
+    --token "wrong-$INTEROP_TOKEN" --expect-refusal || python_status=$?
+done
+
 for era in legacy modern; do
   log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) against the catalog"
   timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$catalog_url/mcp/v1" --era "$era" ||
     inspector_status=$?
+  log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) against the token-protected catalog"
+  timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$protected_url/mcp/v1" --era "$era" \
+    --header "Authorization: Bearer $INTEROP_TOKEN" || inspector_status=$?
 done
 
 # ---------------------------------------------------------------- conformance suite
@@ -229,7 +247,7 @@ else
   failed=1
 fi
 if [[ $failed != 0 ]]; then
-  for name in catalog conformance-server; do
+  for name in catalog catalog-protected conformance-server; do
     echo "--- last lines of $name stderr" >&2
     tail -n 20 "$work/$name.err" >&2 || true
   done

@@ -23,12 +23,14 @@ TIMEOUT = 90
 
 
 ERA = "legacy"
+HEADERS: list[str] = []
 
 
 def run(inspector: str, url: str, *args: str, tool_error: bool = False) -> tuple[Any, str, list[str]]:
     """The parsed stdout (for a tool error: the error the CLI prints on
     stderr), the remaining stderr text, and problems running the command."""
-    command = [inspector, "--cli", url, "--transport", "http", "--protocol-era", ERA, *args]
+    headers = [part for header in HEADERS for part in ("--header", header)]
+    command = [inspector, "--cli", url, "--transport", "http", "--protocol-era", ERA, *headers, *args]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -58,9 +60,12 @@ def main() -> int:
     parser.add_argument("--inspector", required=True)
     parser.add_argument("--url", required=True)
     parser.add_argument("--era", default="legacy", choices=["legacy", "modern"])
+    parser.add_argument("--header", action="append", default=[],
+                        help='an HTTP header for every request, "Name: Value" (repeatable)')
     args = parser.parse_args()
-    global ERA
+    global ERA, HEADERS
     ERA = args.era
+    HEADERS = args.header
     failures: list[str] = []
 
     def check(ok: bool, what: str, detail: Any = None) -> None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interop check: the official MCP Python SDK (mcp==2.3.0) against the catalog example.
 
-    python_client.py --url http://127.0.0.1:PORT/mcp/v1 [--mode legacy|auto|2026-07-28]
+    python_client.py --url http://127.0.0.1:PORT/mcp/v1 [--mode legacy|auto|2026-07-28] [--token T] [--expect-refusal]
 
 Connects in the given mode (legacy: the initialize handshake; auto: server/discover,
 which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then checks:
@@ -13,6 +13,9 @@ which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then c
     notifications arrive (increasing, up to the total) and a log message;
   * the protocol-level ping (legacy only: 2026-07-28 removed it), and tools/call ping:
     "pong x" (JSON text, and structuredContent).
+With --token, every request carries `Authorization: Bearer T` (a server started with
+`--token T`); with --expect-refusal, the connection must fail with HTTP 401 or 403 and
+no check runs (a protected server, no or a wrong token).
 Exits 1 with a message for every mismatch, 2 when the connection itself fails.
 """
 
@@ -26,6 +29,8 @@ import warnings
 from typing import Any
 
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import TextContent
 
 # Tools the catalog's MCP group publishes at version 1.
@@ -64,13 +69,22 @@ def json_texts(result: Any) -> list[Any]:
     return parsed
 
 
-async def run(url: str, mode: str, checker: Checker) -> None:
+def server_for(url: str, token: str | None) -> Any:
+    """The URL itself, or a transport whose HTTP client sends the token."""
+    if token is None:
+        return url
+    http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    return streamable_http_client(url, http_client=http_client)
+
+
+async def run(url: str, mode: str, checker: Checker, token: str | None = None) -> None:
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
         logs.append(params)
 
-    async with Client(url, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log) as client:
+    server = server_for(url, token)
+    async with Client(server, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log) as client:
         info = client.server_info
         print(f"connected ({mode}): protocol {client.protocol_version}, server {info.name if info else '?'} "
               f"{info.version if info else ''}")
@@ -169,15 +183,46 @@ def leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
+def expect_refusal(url: str, mode: str, token: str | None) -> int:
+    """A protected server: the HTTP status of an initialize without a valid token is 401 or 403,
+    and the SDK cannot connect and call a tool (it reports such refusals as a generic error)."""
+    import httpx2
+
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "interop", "version": "1"}}}
+    status = httpx2.post(url, json=body, headers=headers).status_code
+    expected = 403 if token is not None else 401
+    if status != expected:
+        print(f"python-sdk interop: FAILED: initialize without a valid token got HTTP {status}, not {expected}",
+              file=sys.stderr)
+        return 1
+    try:
+        asyncio.run(run(url, mode, Checker(), token))
+    except Exception as error:  # noqa: BLE001 - the refusal is the expected outcome
+        found = " ".join(f"{type(leaf).__name__}: {leaf}" for leaf in leaves(error))
+        print(f"python-sdk interop ({mode}): refused as expected (HTTP {status}; the SDK says {found[:120]})")
+        return 0
+    print("python-sdk interop: FAILED: the protected server served a client without a valid token", file=sys.stderr)
+    return 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", required=True, help="the catalog's MCP endpoint, e.g. http://127.0.0.1:8080/mcp/v1")
     parser.add_argument("--mode", default="legacy", help="legacy, auto or 2026-07-28 (default legacy)")
+    parser.add_argument("--token", help="send `Authorization: Bearer TOKEN` on every request")
+    parser.add_argument("--expect-refusal", action="store_true",
+                        help="the server must refuse the connection with HTTP 401 or 403")
     args = parser.parse_args()
-    print(f"python-sdk interop ({args.mode}) against {args.url}")
+    print(f"python-sdk interop ({args.mode}{', token' if args.token else ''}) against {args.url}")
     checker = Checker()
+    if args.expect_refusal:
+        return expect_refusal(args.url, args.mode, args.token)
     try:
-        asyncio.run(run(args.url, args.mode, checker))
+        asyncio.run(run(args.url, args.mode, checker, args.token))
     except Exception as error:  # noqa: BLE001 - report any SDK or transport failure and exit non-zero
         for leaf in leaves(error):
             print(f"python-sdk interop: FAILED: {type(leaf).__name__}: {leaf}", file=sys.stderr)
