@@ -100,5 +100,5 @@ pub fn main<A: Args, E: std::fmt::Display>(
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(super::run(listen, |hosts| app(&cli, hosts)))
+    runtime.block_on(super::run(listen, super::ServerLimits::default(), |hosts| app(&cli, hosts)))
 }
