@@ -33,7 +33,7 @@
 //! (hyper's own HTTP/1 header-read timer cannot do this: it starts whenever
 //! hyper waits for a head, including the wait between requests, so it would
 //! cap the idle time too. The runner keeps hyper's timer only as a backstop
-//! set to the sum of both, which the runner's own timers always beat.)
+//! set to twice the sum of both, which the runner's own timers always beat.)
 //!
 //! When the idle or header-read timeout fires, the connection is shut down
 //! gracefully (HTTP/1: closed at once, nothing is in flight; HTTP/2: GOAWAY)

@@ -148,9 +148,12 @@ fn connection_builder(limits: &ServerLimits) -> auto::Builder<TokioExecutor> {
     http1
         .timer(TokioTimer::new())
         // A backstop only: hyper starts this timer whenever it waits for a
-        // head, the wait between requests included, so it would cap the idle
-        // timeout; the runner's own timers (see `limits`) always fire first.
-        .header_read_timeout(backstop(limits.header_read_timeout.saturating_add(limits.idle_timeout)))
+        // head, the wait between requests included, so at the header-read
+        // timeout it would cap the idle timeout. At twice the sum of both,
+        // the runner's own timers (see `limits`) always fire first.
+        .header_read_timeout(backstop(
+            limits.header_read_timeout.saturating_add(limits.idle_timeout).saturating_mul(2),
+        ))
         .max_buf_size(limits.max_header_bytes);
     if limits.max_headers != HYPER_DEFAULT_MAX_HEADERS {
         http1.max_headers(limits.max_headers);
