@@ -197,7 +197,11 @@ async fn kept_alive_connection_waits_the_idle_timeout_not_the_header_read_timeou
     sleep(ms(700)).await;
     stream.write_all(get("/ok").as_bytes()).await.expect("second request sent");
     let (head, _) = read_response(&mut stream).await;
-    assert!(head.starts_with("http/1.1 200"), "second request on the kept-alive connection: {head} after {:?}", idle_from.elapsed());
+    assert!(
+        head.starts_with("http/1.1 200"),
+        "second request on the kept-alive connection: {head} after {:?}",
+        idle_from.elapsed()
+    );
     let idle_from = Instant::now();
     let closed = closed_after(&mut stream, idle_from, ms(4000)).await.expect("an idle connection must be closed");
     assert!(closed >= ms(1000), "closed after {closed:?}, before the 1200 ms idle timeout");
@@ -250,7 +254,9 @@ async fn steadily_trickling_body_gets_408_at_the_deadline() {
     let (mut reader, mut writer) = stream.into_split();
     let start = Instant::now();
     writer
-        .write_all(b"POST /rpc HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n")
+        .write_all(
+            b"POST /rpc HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n",
+        )
         .await
         .expect("head sent");
     // One byte every 50 ms: never a pause long enough for a per-read timeout.

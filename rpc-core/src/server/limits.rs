@@ -41,6 +41,14 @@
 //! Long-lived response bodies (SSE streams) are requests in flight: no
 //! connection timer cuts them, and the request timeout ends with the
 //! response head.
+//!
+//! What the timers do not cover: a response the client does not read stays
+//! in flight (there is no write timeout; over HTTP/2 the keep-alive PINGs
+//! still find a vanished client); bytes of the next HTTP/1 request that
+//! arrive while the previous one is in flight (pipelining) do not start the
+//! header-read timer, so that head gets the idle timeout; a connection
+//! upgraded away from HTTP (`101 Switching Protocols`) leaves the timers but
+//! keeps its place under the connection cap until its socket is closed.
 
 use std::time::Duration;
 
@@ -203,10 +211,12 @@ impl ServerLimits {
         self
     }
 
-    /// HTTP/2: send a PING every `interval` while requests are in flight
-    /// and close the connection when one is not acknowledged within
-    /// `timeout`, so a vanished client does not hold a long-lived stream
-    /// open. `None` sends no PINGs. Default: every 20 s, 20 s to answer.
+    /// HTTP/2: send a PING when the client has sent nothing for `interval`
+    /// and close the connection when it is not acknowledged within
+    /// `timeout`, so a vanished client does not keep a connection (and its
+    /// long-lived streams) open. PINGs do not count as activity for the
+    /// [idle timeout](Self::idle_timeout). `None` sends no PINGs. Default:
+    /// after 20 s of silence, 20 s to answer.
     pub fn http2_keep_alive(mut self, interval: Option<Duration>, timeout: Duration) -> Self {
         self.http2_keep_alive_interval = interval;
         self.http2_keep_alive_timeout = timeout;
@@ -218,6 +228,21 @@ impl ServerLimits {
         // The runner acquires the whole cap as one u32 batch at shutdown.
         let cap = self.max_connections.unwrap_or_else(|| auto_max_connections(open_files_limit()));
         cap.clamp(1, u32::MAX as usize)
+    }
+}
+
+/// Warns when `cap` connections and the refusal slots would not fit under
+/// the process's open-files limit: `accept` would then fail (and the
+/// server back off) before the cap is reached.
+pub(crate) fn warn_if_over_open_files_limit(cap: usize) {
+    if let Some(soft) = open_files_limit()
+        && (cap + REFUSAL_SLOTS) as u64 + FD_RESERVE / 4 > soft
+    {
+        tracing::warn!(
+            max_connections = cap,
+            open_files_limit = soft,
+            "the connection cap does not fit under the open files limit (RLIMIT_NOFILE): raise the limit or lower the cap"
+        );
     }
 }
 

@@ -32,6 +32,9 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// request is in flight (an HTTP/2 client acknowledging the GOAWAY).
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
+/// At most one "connection limit reached" warning per this interval.
+const CAP_WARNING_INTERVAL: Duration = Duration::from_secs(10);
+
 /// How long a connection over the cap is kept to read its answer.
 const REFUSAL_LINGER: Duration = Duration::from_secs(1);
 
@@ -65,6 +68,10 @@ where
 ///
 /// Every request carries a [`Draining`] in its extensions; its body is
 /// an [`IncomingBody`] (a [`Router`](super::Router) takes it as it is).
+/// The [`ServerLimits`] documentation tells what each limit does; at the
+/// connection cap the server goes on accepting and answers the extra
+/// connections with a raw `503` (then closes them), so the listen backlog
+/// never fills and the accept loop never stops.
 pub async fn serve_with<S>(
     listener: TcpListener,
     service: S,
@@ -81,12 +88,13 @@ where
     let builder = connection_builder(&limits);
     let cap = limits.effective_max_connections();
     tracing::debug!(?limits, max_connections = cap, "connection limits");
+    super::limits::warn_if_over_open_files_limit(cap);
     let slots = Arc::new(Semaphore::new(cap));
     let refusals = Arc::new(Semaphore::new(REFUSAL_SLOTS));
     let (draining_tx, draining) = Draining::channel();
     // Dropped when serving ends: connections still open then are closed.
     let (stop_tx, stop) = watch::channel(());
-    let mut at_cap = false;
+    let mut warned_at_cap: Option<Instant> = None;
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -101,14 +109,13 @@ where
                     }
                 };
                 let Ok(slot) = slots.clone().try_acquire_owned() else {
-                    if !at_cap {
+                    if warned_at_cap.is_none_or(|at| at.elapsed() >= CAP_WARNING_INTERVAL) {
                         tracing::warn!(max_connections = cap, "connection limit reached: refusing new connections");
-                        at_cap = true;
+                        warned_at_cap = Some(Instant::now());
                     }
                     refuse(stream, &refusals);
                     continue;
                 };
-                at_cap = false;
                 if let Err(e) = stream.set_nodelay(true) {
                     tracing::debug!(error = %e, "could not set TCP_NODELAY");
                 }
@@ -151,9 +158,7 @@ fn connection_builder(limits: &ServerLimits) -> auto::Builder<TokioExecutor> {
         // head, the wait between requests included, so at the header-read
         // timeout it would cap the idle timeout. At twice the sum of both,
         // the runner's own timers (see `limits`) always fire first.
-        .header_read_timeout(backstop(
-            limits.header_read_timeout.saturating_add(limits.idle_timeout).saturating_mul(2),
-        ))
+        .header_read_timeout(backstop(limits.header_read_timeout.saturating_add(limits.idle_timeout).saturating_mul(2)))
         .max_buf_size(limits.max_header_bytes);
     if limits.max_headers != HYPER_DEFAULT_MAX_HEADERS {
         http1.max_headers(limits.max_headers);
