@@ -37,6 +37,25 @@ impl TestServer {
         TestServer { base: format!("http://{addr}"), addr, shutdown: Some(tx) }
     }
 
+    /// Serves `app` like [`TestServer::start`], under `limits`.
+    pub async fn start_with(app: Router, limits: rpc::server::ServerLimits) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind an ephemeral port");
+        let addr = listener.local_addr().expect("local address");
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = rpc::server::serve_with(
+                listener,
+                app,
+                async {
+                    let _ = rx.await;
+                },
+                limits,
+            )
+            .await;
+        });
+        TestServer { base: format!("http://{addr}"), addr, shutdown: Some(tx) }
+    }
+
     /// The catalog example in environment `env`.
     pub async fn catalog(env: Environment) -> TestServer {
         TestServer::start(catalog::app(env).expect("catalog registry builds")).await

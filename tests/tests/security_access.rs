@@ -196,7 +196,11 @@ async fn cors_preflights_pass_without_a_token_and_responses_carry_cors_headers()
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let reply = mcp
-        .send(Method::POST, Some(init.to_string()), &[("origin", "https://app.example"), ("authorization", "Bearer s3cret")])
+        .send(
+            Method::POST,
+            Some(init.to_string()),
+            &[("origin", "https://app.example"), ("authorization", "Bearer s3cret")],
+        )
         .await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.headers["access-control-allow-origin"], "https://app.example");

@@ -120,7 +120,11 @@ async fn json_nesting_values_and_batches_are_bounded() {
     let batch = format!("[{}]", vec![call; 100].join(","));
     let (status, json, _) = post(&server, "/rpc", &batch).await;
     assert_eq!((status, json.as_array().map(Vec::len)), (200, Some(100)));
-    let nested = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.search","params":{{"query":"x","x":{}1{}}}}}"#, "[".repeat(60), "]".repeat(60));
+    let nested = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.search","params":{{"query":"x","x":{}1{}}}}}"#,
+        "[".repeat(60),
+        "]".repeat(60)
+    );
     let (_, json, _) = post(&server, "/rpc", &nested).await;
     assert_eq!(json["error"]["code"], -32602, "60 levels parse; the unknown parameter is what fails: {json}");
 }
@@ -172,7 +176,14 @@ async fn production_error_bodies_leak_no_internals() {
         ("wrong type", r#"{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{"id":"seven"}}"#.to_owned()),
         ("application error", r#"{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{"id":999999}}"#.to_owned()),
         ("bad params shape", r#"{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":"x"}"#.to_owned()),
-        ("too deep", format!(r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{}{}}}"#, "[".repeat(80), "]".repeat(80))),
+        (
+            "too deep",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{}{}}}"#,
+                "[".repeat(80),
+                "]".repeat(80)
+            ),
+        ),
         ("batch", r#"[1,{"jsonrpc":"2.0","id":2,"method":"Catalog.get","params":{"id":-1}}]"#.to_owned()),
     ];
     for path in ["/rpc", "/mcp/v1"] {

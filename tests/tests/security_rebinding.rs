@@ -73,7 +73,8 @@ async fn foreign_hosts_and_origins_are_refused_on_both_endpoints() {
         let reply = post(&server, &good_absolute, &local, body).await;
         assert_eq!(reply.status, 200, "{target}: a local absolute-form target: {}", reply.text());
         // HTTP/1.0 without any Host.
-        let head = format!("POST {target} HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+        let head =
+            format!("POST {target} HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
         assert_forbidden(&exchange(server.addr, &head, body.as_bytes()).await, "no Host at all");
         // The loopback names with an allowed Origin pass.
         let ok = post(&server, target, &format!("Host: localhost\r\nOrigin: http://127.0.0.1:5173\r\n"), body).await;
@@ -118,7 +119,9 @@ async fn http2_authority_is_checked() {
 async fn rpc_takes_only_json_bodies() {
     let server = catalog().await;
     let local = format!("Host: {}\r\n", server.addr);
-    for content_type in [Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("multipart/form-data; boundary=x"), None] {
+    for content_type in
+        [Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("multipart/form-data; boundary=x"), None]
+    {
         let type_line = content_type.map(|t| format!("Content-Type: {t}\r\n")).unwrap_or_default();
         let head = format!("POST /rpc HTTP/1.1\r\n{local}{type_line}Content-Length: {}\r\n", REINDEX.len());
         let reply = exchange(server.addr, &head, REINDEX.as_bytes()).await;
@@ -133,7 +136,10 @@ async fn rpc_takes_only_json_bodies() {
     assert_forbidden(&exchange(server.addr, &head, REINDEX.as_bytes()).await, "text/plain from evil.example");
     let reply = post(&server, "/rpc", &local, REINDEX).await;
     assert_eq!(reply.json()["result"], 1, "none of the refused bodies ran: {}", reply.text());
-    let json_rpc = format!("POST /rpc HTTP/1.1\r\n{local}Content-Type: application/json-rpc+json; charset=utf-8\r\nContent-Length: {}\r\n", REINDEX.len());
+    let json_rpc = format!(
+        "POST /rpc HTTP/1.1\r\n{local}Content-Type: application/json-rpc+json; charset=utf-8\r\nContent-Length: {}\r\n",
+        REINDEX.len()
+    );
     assert_eq!(exchange(server.addr, &json_rpc, REINDEX.as_bytes()).await.status, 200, "+json media types are JSON");
 }
 
@@ -155,15 +161,23 @@ async fn nothing_is_reflected() {
     assert_eq!(reply.json()["servers"][0]["url"], format!("http://{}/rpc", server.addr));
     // A configured public URL wins, even when any host name is accepted.
     let security = Security::new().hosts(HostPolicy::any());
-    let app = catalog::app_configured(Environment::Prod, security, Some(PublicUrl::parse("https://api.example.com/").unwrap()))
-        .unwrap();
+    let app = catalog::app_configured(
+        Environment::Prod,
+        security,
+        Some(PublicUrl::parse("https://api.example.com/").unwrap()),
+    )
+    .unwrap();
     let public = TestServer::start(app).await;
     let head = format!("GET /rpc/v2 HTTP/1.1\r\nHost: other.example\r\nX-Forwarded-Proto: javascript\r\n");
     let reply = exchange(public.addr, &head, b"").await;
     assert_eq!(reply.json()["servers"][0]["url"], "https://api.example.com/rpc/v2");
     // With any host accepted and no public URL: the Host, validated, with http.
-    let open = TestServer::start(catalog::app_with(Environment::Prod, Security::new().hosts(HostPolicy::any())).unwrap()).await;
-    let reply = exchange(open.addr, "GET /rpc HTTP/1.1\r\nHost: api.example:8443\r\nX-Forwarded-Proto: javascript\r\n", b"").await;
+    let open =
+        TestServer::start(catalog::app_with(Environment::Prod, Security::new().hosts(HostPolicy::any())).unwrap())
+            .await;
+    let reply =
+        exchange(open.addr, "GET /rpc HTTP/1.1\r\nHost: api.example:8443\r\nX-Forwarded-Proto: javascript\r\n", b"")
+            .await;
     assert_eq!(reply.json()["servers"][0]["url"], "http://api.example:8443/rpc");
 }
 
@@ -174,7 +188,9 @@ async fn extra_hosts_and_any_host() {
     let ok = post(&server, "/rpc", "Host: API.example:443\r\nOrigin: https://api.example\r\n", REINDEX).await;
     assert_eq!(ok.status, 200, "{}", ok.text());
     assert_forbidden(&post(&server, "/rpc", "Host: evil.example\r\n", REINDEX).await, "not in the list");
-    let any = TestServer::start(catalog::app_with(Environment::Prod, Security::new().hosts(HostPolicy::any())).unwrap()).await;
+    let any =
+        TestServer::start(catalog::app_with(Environment::Prod, Security::new().hosts(HostPolicy::any())).unwrap())
+            .await;
     let ok = post(&any, "/mcp/v1", "Host: whatever.example\r\nOrigin: https://whatever.example\r\n", INITIALIZE).await;
     assert_eq!(ok.status, 200, "{}", ok.text());
     // The structural checks hold for every policy.

@@ -121,6 +121,9 @@ impl McpEndpoint {
             Err(ReadError::Io(e)) => {
                 return reply::error(StatusCode::BAD_REQUEST, None, &invalid(format!("unreadable body: {e}")));
             }
+            Err(ReadError::TimedOut) => {
+                return reply::error(StatusCode::REQUEST_TIMEOUT, None, &invalid("request body not received in time"));
+            }
         };
         let parsed = match envelope::parse_body_with(&bytes, true, &inner.config.json_limits) {
             Ok(parsed) => parsed,

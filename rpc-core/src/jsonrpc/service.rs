@@ -255,6 +255,10 @@ impl JsonRpcService {
                 let error = RpcError::invalid_request(format!("could not read the request body: {e}"));
                 return json_response(StatusCode::BAD_REQUEST, error_body(None, &error, env));
             }
+            Err(ReadError::TimedOut) => {
+                let error = RpcError::invalid_request("the request body did not arrive in time");
+                return json_response(StatusCode::REQUEST_TIMEOUT, error_body(None, &error, env));
+            }
         };
         let parsed = match envelope::parse_body_with(&bytes, false, &inner.limits) {
             Ok(parsed) => parsed,

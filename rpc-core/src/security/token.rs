@@ -123,10 +123,9 @@ impl TokenPolicy {
     /// The header carrying the token (besides `Authorization: Bearer`),
     /// e.g. `X-Api-Key`; the spelling given is the one messages show.
     pub fn header(mut self, name: &str) -> Result<Self, TokenError> {
-        let header = HeaderName::from_bytes(name.as_bytes())
-            .ok()
-            .filter(|h| *h != AUTHORIZATION)
-            .ok_or_else(|| TokenError::Invalid(format!("`{}` is not a header name for tokens", name.escape_default())))?;
+        let header = HeaderName::from_bytes(name.as_bytes()).ok().filter(|h| *h != AUTHORIZATION).ok_or_else(|| {
+            TokenError::Invalid(format!("`{}` is not a header name for tokens", name.escape_default()))
+        })?;
         self.header = header;
         self.spelling = name.to_owned();
         Ok(self)

@@ -54,6 +54,8 @@ pub enum ReadError {
     },
     /// The connection failed while reading (HTTP 400).
     Io(BoxError),
+    /// The body did not arrive within the server's body-read timeout (HTTP 408).
+    TimedOut,
 }
 
 /// Reads a whole request body, refusing more than `limit` bytes (checked
@@ -71,8 +73,15 @@ where
     match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) if e.is::<LengthLimitError>() => Err(ReadError::TooLarge { limit }),
+        Err(e) if is_timeout(&*e) => Err(ReadError::TimedOut),
         Err(e) => Err(ReadError::Io(e)),
     }
+}
+
+/// Whether `error` (or an error it wraps, as axum's body error does) is the
+/// body-read deadline of [`serve`](super::serve).
+fn is_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(error), |e| e.source()).any(|e| e.is::<tower_http::timeout::TimeoutError>())
 }
 
 /// Runs the executor's after-response hooks for `executions` once the body of

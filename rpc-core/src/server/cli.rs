@@ -22,7 +22,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
 use crate::error::Environment;
 use crate::security::{Cors, HostPolicy, Security, TokenPolicy};
-use crate::server::Router;
+use crate::server::{Router, ServerLimits};
 
 /// What the binary is: its name and version (`--version`), a one-line
 /// description (`--help`) and the address it listens on by default.
@@ -59,6 +59,9 @@ pub struct Cli<A: Args> {
     /// Who may call the endpoints.
     #[command(flatten)]
     pub security: SecurityOptions,
+    /// Connection limits.
+    #[command(flatten)]
+    pub limits: LimitOptions,
     /// The application's own options.
     #[command(flatten)]
     pub app: A,
@@ -91,6 +94,51 @@ pub struct SecurityOptions {
     /// `*` for any page).
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     pub cors_origins: Vec<String>,
+}
+
+/// The connection limits every server binary takes (defaults: [`ServerLimits::default`]).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Limits")]
+pub struct LimitOptions {
+    /// Most concurrent connections; more are answered 503 [default: 1024, or less under a low open-files limit]
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// Seconds a request may take until its response starts (408 after) [default: 120]
+    #[arg(long, value_name = "SECONDS")]
+    pub request_timeout: Option<u64>,
+    /// Seconds a client has to send a request's headers [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    pub header_read_timeout: Option<u64>,
+    /// Seconds a client has to send a request's body (408 after) [default: 30]
+    #[arg(long, value_name = "SECONDS")]
+    pub body_read_timeout: Option<u64>,
+    /// Seconds a kept-alive connection may wait for its next request [default: 60]
+    #[arg(long, value_name = "SECONDS")]
+    pub idle_timeout: Option<u64>,
+}
+
+impl LimitOptions {
+    /// The [`ServerLimits`] these options describe.
+    pub fn build(&self) -> ServerLimits {
+        let secs = std::time::Duration::from_secs;
+        let mut limits = ServerLimits::default();
+        if let Some(n) = self.max_connections {
+            limits = limits.max_connections(n);
+        }
+        if let Some(s) = self.request_timeout {
+            limits = limits.request_timeout(secs(s));
+        }
+        if let Some(s) = self.header_read_timeout {
+            limits = limits.header_read_timeout(secs(s));
+        }
+        if let Some(s) = self.body_read_timeout {
+            limits = limits.body_read_timeout(secs(s));
+        }
+        if let Some(s) = self.idle_timeout {
+            limits = limits.idle_timeout(secs(s));
+        }
+        limits
+    }
 }
 
 impl SecurityOptions {
@@ -174,7 +222,8 @@ pub fn main<A: Args, E: std::fmt::Display>(
     if !listen.ip().is_loopback() && !protected {
         tracing::warn!(%listen, "not on loopback and no --token: anyone who reaches this port can call every method");
     }
-    runtime.block_on(super::run(listen, |hosts| match cli.security.build(hosts) {
+    let limits = cli.limits.build();
+    runtime.block_on(super::run(listen, limits, |hosts| match cli.security.build(hosts) {
         Ok(security) => app(&cli, security).map_err(|e| e.to_string()),
         Err(e) => Err(e),
     }))

@@ -1,39 +1,100 @@
-//! The bundled server: a thin hyper-util accept loop with TCP_NODELAY and
-//! graceful shutdown.
+//! The bundled server: a hyper-util accept loop (HTTP/1.1 and HTTP/2,
+//! TCP_NODELAY) with graceful shutdown and the connection-level limits of
+//! [`ServerLimits`]: header-read, body-read, request and idle timeouts,
+//! header size and HTTP/2 stream limits, and a cap on concurrent
+//! connections.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::{Request, Response};
-use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
-use tower::ServiceExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tokio::time::Instant;
 
+use super::activity::{Activity, Expired, TrackedIo};
 use super::body::ResponseBody;
+use super::conn_service::{ConnService, IncomingBody};
 use super::draining::Draining;
+use super::limits::{HYPER_DEFAULT_MAX_HEADERS, REFUSAL_SLOTS, ServerLimits};
 
 /// How long to wait for open connections after the shutdown signal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// Serves `service` on `listener` (HTTP/1.1 and HTTP/2) until `shutdown`
-/// resolves, then lets open connections finish (up to [`SHUTDOWN_GRACE`]).
+/// How long a connection shut down by a timeout may take to finish once no
+/// request is in flight (an HTTP/2 client acknowledging the GOAWAY).
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// At most one "connection limit reached" warning per this interval.
+const CAP_WARNING_INTERVAL: Duration = Duration::from_secs(10);
+
+/// How long a connection over the cap is kept to read its answer.
+const REFUSAL_LINGER: Duration = Duration::from_secs(1);
+
+/// The answer to a connection over the cap.
+const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
+content-type: text/plain\r\n\
+content-length: 39\r\n\
+retry-after: 1\r\n\
+connection: close\r\n\
+\r\n\
+server busy: too many open connections\n";
+
+/// Serves `service` on `listener` (HTTP/1.1 and HTTP/2) with the default
+/// [`ServerLimits`] until `shutdown` resolves, then lets open connections
+/// finish (up to [`SHUTDOWN_GRACE`]). See [`serve_with`].
 pub async fn serve<S>(listener: TcpListener, service: S, shutdown: impl Future<Output = ()>) -> io::Result<()>
 where
-    S: tower::Service<Request<Incoming>, Response = Response<ResponseBody>, Error = Infallible>
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
         + Clone
         + Send
         + 'static,
     S::Future: Send + 'static,
 {
-    let builder = auto::Builder::new(TokioExecutor::new());
-    let graceful = GracefulShutdown::new();
+    serve_with(listener, service, shutdown, ServerLimits::default()).await
+}
+
+/// Serves `service` on `listener` (HTTP/1.1 and HTTP/2) under `limits`
+/// until `shutdown` resolves, then lets open connections finish (up to
+/// [`SHUTDOWN_GRACE`]: long-lived streams see [`Draining`]) and closes those
+/// left.
+///
+/// Every request carries a [`Draining`] in its extensions; its body is
+/// an [`IncomingBody`] (a [`Router`](super::Router) takes it as it is).
+/// The [`ServerLimits`] documentation tells what each limit does; at the
+/// connection cap the server goes on accepting and answers the extra
+/// connections with a raw `503` (then closes them), so the listen backlog
+/// never fills and the accept loop never stops.
+pub async fn serve_with<S>(
+    listener: TcpListener,
+    service: S,
+    shutdown: impl Future<Output = ()>,
+    limits: ServerLimits,
+) -> io::Result<()>
+where
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let builder = connection_builder(&limits);
+    let cap = limits.effective_max_connections();
+    tracing::debug!(?limits, max_connections = cap, "connection limits");
+    super::limits::warn_if_over_open_files_limit(cap);
+    let slots = Arc::new(Semaphore::new(cap));
+    let refusals = Arc::new(Semaphore::new(REFUSAL_SLOTS));
     let (draining_tx, draining) = Draining::channel();
+    // Dropped when serving ends: connections still open then are closed.
+    let (stop_tx, stop) = watch::channel(());
+    let mut warned_at_cap: Option<Instant> = None;
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -47,23 +108,28 @@ where
                         continue;
                     }
                 };
+                let Ok(slot) = slots.clone().try_acquire_owned() else {
+                    if warned_at_cap.is_none_or(|at| at.elapsed() >= CAP_WARNING_INTERVAL) {
+                        tracing::warn!(max_connections = cap, "connection limit reached: refusing new connections");
+                        warned_at_cap = Some(Instant::now());
+                    }
+                    refuse(stream, &refusals);
+                    continue;
+                };
                 if let Err(e) = stream.set_nodelay(true) {
                     tracing::debug!(error = %e, "could not set TCP_NODELAY");
                 }
-                let draining = draining.clone();
-                let service = service.clone().map_request(move |mut request: Request<Incoming>| {
-                    request.extensions_mut().insert(draining.clone());
-                    request
-                });
-                let connection = builder
-                    .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
-                    .into_owned();
-                let connection = graceful.watch(connection);
-                tokio::spawn(async move {
-                    if let Err(e) = connection.await {
-                        tracing::debug!(%peer, error = %e, "connection ended with an error");
-                    }
-                });
+                let activity = Activity::new(limits.header_read_timeout, limits.idle_timeout);
+                let io = TokioIo::new(TrackedIo::new(stream, activity.clone(), slot));
+                let service = ConnService::new(
+                    service.clone(),
+                    activity.clone(),
+                    draining.clone(),
+                    limits.request_timeout,
+                    limits.body_read_timeout,
+                );
+                let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
+                tokio::spawn(drive(connection, activity, draining.receiver(), stop.clone(), peer));
             }
             () = &mut shutdown => break,
         }
@@ -72,20 +138,132 @@ where
     // Long-lived streams end themselves when they see this.
     draining_tx.send_replace(true);
     tracing::info!("shutting down: waiting for open connections");
+    // Every connection holds a slot until its socket is closed.
+    let all_closed = slots.acquire_many(u32::try_from(cap).unwrap_or(u32::MAX));
     tokio::select! {
-        () = graceful.shutdown() => tracing::info!("all connections closed"),
+        _ = all_closed => tracing::info!("all connections closed"),
         () = tokio::time::sleep(SHUTDOWN_GRACE) => tracing::warn!("grace period over, closing remaining connections"),
     }
+    drop(stop_tx);
     Ok(())
 }
 
+/// The hyper connection builder for `limits`.
+fn connection_builder(limits: &ServerLimits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    let mut http1 = builder.http1();
+    http1
+        .timer(TokioTimer::new())
+        // A backstop only: hyper starts this timer whenever it waits for a
+        // head, the wait between requests included, so at the header-read
+        // timeout it would cap the idle timeout. At twice the sum of both,
+        // the runner's own timers (see `limits`) always fire first.
+        .header_read_timeout(backstop(limits.header_read_timeout.saturating_add(limits.idle_timeout).saturating_mul(2)))
+        .max_buf_size(limits.max_header_bytes);
+    if limits.max_headers != HYPER_DEFAULT_MAX_HEADERS {
+        http1.max_headers(limits.max_headers);
+    }
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_header_list_size(limits.http2_max_header_list_size)
+        .max_concurrent_streams(limits.http2_max_concurrent_streams)
+        .max_pending_accept_reset_streams(limits.http2_max_pending_accept_reset_streams)
+        .keep_alive_interval(limits.http2_keep_alive_interval)
+        .keep_alive_timeout(limits.http2_keep_alive_timeout);
+    builder
+}
+
+/// `timeout`, or none when it is too far away to add to a clock reading
+/// (hyper would overflow).
+fn backstop(timeout: Duration) -> Option<Duration> {
+    std::time::Instant::now().checked_add(timeout.saturating_mul(2)).map(|_| timeout)
+}
+
+/// Answers a connection over the cap with a raw 503 and closes it, keeping
+/// the socket at most [`REFUSAL_LINGER`] to read what the client sends (so
+/// the close does not reset the connection before the client has read the
+/// answer); when too many refusals are under way, closes it at once.
+fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
+    let Ok(refusal) = refusals.clone().try_acquire_owned() else {
+        return;
+    };
+    tokio::spawn(async move {
+        let _refusal = refusal;
+        let _ = tokio::time::timeout(REFUSAL_LINGER, async {
+            stream.write_all(REFUSAL).await?;
+            stream.shutdown().await?;
+            let mut sink = [0u8; 1024];
+            let mut drained = 0usize;
+            while drained < 64 * 1024 {
+                match stream.read(&mut sink).await? {
+                    0 => break,
+                    n => drained += n,
+                }
+            }
+            io::Result::Ok(())
+        })
+        .await;
+    });
+}
+
+/// One connection as hyper serves it.
+type HyperConnection<S> = auto::UpgradeableConnection<'static, TokioIo<TrackedIo>, ConnService<S>, TokioExecutor>;
+
+/// Drives one connection until it ends, a timeout shuts it down, or the
+/// server stops.
+async fn drive<S>(
+    connection: HyperConnection<S>,
+    activity: Arc<Activity>,
+    mut draining: watch::Receiver<bool>,
+    mut stop: watch::Receiver<()>,
+    peer: SocketAddr,
+) where
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    tokio::pin!(connection);
+    let reason = tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+            return;
+        }
+        expired = activity.expired(None) => expired,
+        _ = draining.wait_for(|draining| *draining) => Expired::Closing,
+        _ = stop.changed() => return,
+    };
+    match reason {
+        Expired::HeaderRead => tracing::debug!(%peer, "closing connection: request head not received in time"),
+        Expired::Idle => tracing::debug!(%peer, "closing idle connection"),
+        Expired::Closing => {}
+    }
+    connection.as_mut().graceful_shutdown();
+    let closing = Some((Instant::now(), CLOSE_GRACE));
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+        }
+        _ = activity.expired(closing) => tracing::debug!(%peer, "closing connection: shutdown not finished in time"),
+        _ = stop.changed() => {}
+    }
+}
+
 /// Runs an application the way the example binaries do: builds it with
-/// the [`HostPolicy`](crate::HostPolicy) that fits `listen`, binds, prints
-/// `listening on http://ADDR` on stdout (scripts wait for that line), and
-/// serves until SIGINT/SIGTERM. Every failure is printed to stderr and
-/// turns into a failing exit code.
+/// the [`HostPolicy`](crate::HostPolicy) that fits `listen`, raises the
+/// open-files limit ([`raise_open_files_limit`](super::raise_open_files_limit)),
+/// binds, prints `listening on http://ADDR` on stdout (scripts wait for that
+/// line), and serves under `limits` until SIGINT/SIGTERM. Every failure is
+/// printed to stderr and turns into a failing exit code.
 pub async fn run<E: std::fmt::Display>(
     listen: std::net::SocketAddr,
+    limits: ServerLimits,
     app: impl FnOnce(crate::HostPolicy) -> Result<super::Router, E>,
 ) -> std::process::ExitCode {
     let app = match app(crate::HostPolicy::for_listen_addr(listen)) {
@@ -95,6 +273,10 @@ pub async fn run<E: std::fmt::Display>(
             return std::process::ExitCode::FAILURE;
         }
     };
+    match super::raise_open_files_limit() {
+        Ok(limit) => tracing::debug!(limit, "open files limit"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open files limit"),
+    }
     let listener = match TcpListener::bind(listen).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -105,7 +287,7 @@ pub async fn run<E: std::fmt::Display>(
     let addr = listener.local_addr().map_or_else(|_| listen.to_string(), |a| a.to_string());
     tracing::info!(routes = ?app, "listening on http://{addr}");
     println!("listening on http://{addr}");
-    match serve(listener, app, shutdown_signal()).await {
+    match serve_with(listener, app, shutdown_signal(), limits).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("server error: {e}");

@@ -1,0 +1,271 @@
+//! Per-connection bookkeeping for the runner's connection timers: requests
+//! in flight, when the connection last went idle, when the first byte of
+//! the next request arrived, and the watchdog that turns these into the
+//! header-read and idle timeouts (see [`limits`](super::limits) for the
+//! phases).
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::{Notify, OwnedSemaphorePermit};
+use tokio::time::Instant;
+
+/// "No byte since the connection went idle."
+const NONE: u64 = u64::MAX;
+
+/// Why the watchdog ended a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expired {
+    /// A request head took too long.
+    HeaderRead,
+    /// Nothing happened for the idle timeout.
+    Idle,
+    /// A graceful shutdown did not finish in its grace period.
+    Closing,
+}
+
+/// The shared state of one connection.
+pub(crate) struct Activity {
+    start: Instant,
+    header_read: Duration,
+    idle: Duration,
+    in_flight: AtomicUsize,
+    /// Whether a request head has been received (the first phase is over).
+    served: AtomicBool,
+    /// Whether the requests are HTTP/2 (bytes then say nothing about heads).
+    http2: AtomicBool,
+    /// Milliseconds from `start` to when the last request in flight ended.
+    idle_since: AtomicU64,
+    /// Milliseconds from `start` to the first byte read while idle, or [`NONE`].
+    first_byte: AtomicU64,
+    changed: Notify,
+}
+
+impl Activity {
+    /// A connection accepted now.
+    pub(crate) fn new(header_read: Duration, idle: Duration) -> Arc<Activity> {
+        Arc::new(Activity {
+            start: Instant::now(),
+            header_read,
+            idle,
+            in_flight: AtomicUsize::new(0),
+            served: AtomicBool::new(false),
+            http2: AtomicBool::new(false),
+            idle_since: AtomicU64::new(0),
+            first_byte: AtomicU64::new(NONE),
+            changed: Notify::new(),
+        })
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(NONE - 1)
+    }
+
+    fn at(&self, ms: u64, plus: Duration) -> Option<Instant> {
+        self.start.checked_add(Duration::from_millis(ms))?.checked_add(plus)
+    }
+
+    /// A request head was received; the returned guard ends the request
+    /// when dropped (with the response body, or the handler's future).
+    pub(crate) fn request_started(self: &Arc<Self>, http2: bool) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.served.store(true, Ordering::SeqCst);
+        if http2 {
+            self.http2.store(true, Ordering::Relaxed);
+        }
+        InFlight(self.clone())
+    }
+
+    fn request_ended(&self) {
+        self.idle_since.store(self.now_ms(), Ordering::SeqCst);
+        self.first_byte.store(NONE, Ordering::SeqCst);
+        if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.changed.notify_one();
+        }
+    }
+
+    /// Bytes were read from the socket.
+    fn bytes_read(&self) {
+        if self.in_flight.load(Ordering::SeqCst) == 0
+            && self.first_byte.load(Ordering::SeqCst) == NONE
+            && self.first_byte.compare_exchange(NONE, self.now_ms(), Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        {
+            self.changed.notify_one();
+        }
+    }
+
+    /// The deadline in force, if any, and what it is for. `closing`: when a
+    /// graceful shutdown started (then only an idle grace period counts).
+    fn deadline(&self, closing: Option<(Instant, Duration)>) -> Option<(Option<Instant>, Expired)> {
+        if self.in_flight.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        let idle_since = self.idle_since.load(Ordering::SeqCst);
+        if let Some((since, grace)) = closing {
+            let idle_at = self.at(idle_since, Duration::ZERO).unwrap_or(since);
+            return Some((since.max(idle_at).checked_add(grace), Expired::Closing));
+        }
+        if !self.served.load(Ordering::SeqCst) {
+            return Some((self.at(0, self.header_read), Expired::HeaderRead));
+        }
+        let first_byte = self.first_byte.load(Ordering::SeqCst);
+        if first_byte != NONE && !self.http2.load(Ordering::Relaxed) {
+            return Some((self.at(first_byte, self.header_read), Expired::HeaderRead));
+        }
+        Some((self.at(idle_since, self.idle), Expired::Idle))
+    }
+
+    /// Resolves when the connection overstays a timeout (never while a
+    /// request is in flight). With `closing`, when it has had no request in
+    /// flight for the grace period since the graceful shutdown started.
+    pub(crate) async fn expired(&self, closing: Option<(Instant, Duration)>) -> Expired {
+        loop {
+            // `notify_one` keeps a permit when nobody waits: no change between
+            // reading the state and waiting is lost.
+            let changed = self.changed.notified();
+            match self.deadline(closing) {
+                Some((Some(at), why)) if at <= Instant::now() => return why,
+                Some((Some(at), _)) => {
+                    tokio::select! {
+                        () = changed => {}
+                        () = tokio::time::sleep_until(at) => {}
+                    }
+                }
+                // In flight, or a deadline too far to represent.
+                None | Some((None, _)) => changed.await,
+            }
+        }
+    }
+}
+
+/// A request in flight; dropping it ends the request.
+pub(crate) struct InFlight(Arc<Activity>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.request_ended();
+    }
+}
+
+/// The accepted socket: reports reads to the connection's [`Activity`] and
+/// holds the connection's slot under the cap for as long as it is open.
+pub(crate) struct TrackedIo {
+    stream: TcpStream,
+    activity: Arc<Activity>,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl TrackedIo {
+    pub(crate) fn new(stream: TcpStream, activity: Arc<Activity>, slot: OwnedSemaphorePermit) -> Self {
+        TrackedIo { stream, activity, _slot: slot }
+    }
+}
+
+impl AsyncRead for TrackedIo {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.bytes_read();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for TrackedIo {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: Duration = Duration::from_secs(10);
+    const IDLE: Duration = Duration::from_secs(60);
+
+    #[tokio::test(start_paused = true)]
+    async fn phases() {
+        let activity = Activity::new(HEAD, IDLE);
+        // Until the first request: the header-read timeout from accept, bytes or not.
+        activity.bytes_read();
+        assert_eq!(activity.deadline(None), Some((activity.at(0, HEAD), Expired::HeaderRead)));
+        let guard = activity.request_started(false);
+        assert_eq!(activity.deadline(None), None);
+        tokio::time::advance(Duration::from_secs(100)).await;
+        activity.bytes_read(); // body bytes
+        drop(guard);
+        // Idle from the end of the request, then the header-read timeout from the next byte.
+        assert_eq!(activity.deadline(None), Some((activity.at(100_000, IDLE), Expired::Idle)));
+        tokio::time::advance(Duration::from_secs(30)).await;
+        activity.bytes_read();
+        assert_eq!(activity.deadline(None), Some((activity.at(130_000, HEAD), Expired::HeaderRead)));
+        // HTTP/2: bytes are not heads; the idle timeout runs on.
+        drop(activity.request_started(true));
+        activity.bytes_read();
+        assert_eq!(activity.deadline(None), Some((activity.at(130_000, IDLE), Expired::Idle)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn watchdog_waits_for_requests_in_flight() {
+        let activity = Activity::new(HEAD, IDLE);
+        let guard = activity.request_started(false);
+        let watchdog = tokio::spawn({
+            let activity = activity.clone();
+            async move { activity.expired(None).await }
+        });
+        tokio::time::sleep(Duration::from_secs(1000)).await;
+        assert!(!watchdog.is_finished(), "no timeout while a request is in flight");
+        drop(guard);
+        let started = Instant::now();
+        assert_eq!(watchdog.await.ok(), Some(Expired::Idle));
+        assert_eq!(started.elapsed(), IDLE);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn closing_grace_counts_from_the_last_request() {
+        let activity = Activity::new(HEAD, IDLE);
+        let grace = Duration::from_secs(2);
+        let guard = activity.request_started(true);
+        let closing = Some((Instant::now(), grace));
+        assert_eq!(activity.deadline(closing), None);
+        tokio::time::advance(Duration::from_secs(5)).await;
+        drop(guard);
+        let ended = Instant::now();
+        assert_eq!(activity.expired(closing).await, Expired::Closing);
+        assert_eq!(ended.elapsed(), grace);
+    }
+
+    #[test]
+    fn huge_timeouts_do_not_overflow() {
+        let activity = Activity::new(Duration::MAX, Duration::MAX);
+        assert_eq!(activity.deadline(None), Some((None, Expired::HeaderRead)));
+    }
+}

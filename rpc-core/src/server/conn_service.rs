@@ -1,0 +1,124 @@
+//! The service the runner hands hyper for one connection: it counts the
+//! request in flight until its response body is done, gives the request
+//! body its deadline, bounds the time to the response head, and asks
+//! HTTP/1 clients to close after a `408`.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use http::{HeaderValue, Request, Response, StatusCode, Version, header};
+use http_body::{Body, Frame, SizeHint};
+use hyper::body::Incoming;
+use pin_project_lite::pin_project;
+use tower::ServiceExt;
+use tower::util::Oneshot;
+use tower_http::timeout::{DeadlineBody, Timeout};
+
+use super::activity::{Activity, InFlight};
+use super::body::ResponseBody;
+use super::draining::Draining;
+
+/// The request body [`serve`](super::serve) hands the application: hyper's
+/// body under the [body-read deadline](super::ServerLimits::body_read_timeout).
+/// Once the deadline passes it yields a [`tower_http::timeout::TimeoutError`],
+/// which [`read_limited`](super::body::read_limited) reports as
+/// [`ReadError::TimedOut`](super::body::ReadError::TimedOut).
+pub type IncomingBody = DeadlineBody<Incoming>;
+
+/// One connection's service (see the module documentation).
+pub(crate) struct ConnService<S> {
+    inner: Timeout<S>,
+    activity: Arc<Activity>,
+    draining: Draining,
+    body_read_timeout: Duration,
+}
+
+impl<S> ConnService<S> {
+    pub(crate) fn new(
+        app: S,
+        activity: Arc<Activity>,
+        draining: Draining,
+        request_timeout: Duration,
+        body_read_timeout: Duration,
+    ) -> Self {
+        let inner = Timeout::with_status_code(app, StatusCode::REQUEST_TIMEOUT, request_timeout);
+        ConnService { inner, activity, draining, body_read_timeout }
+    }
+}
+
+impl<S> hyper::service::Service<Request<Incoming>> for ConnService<S>
+where
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible> + Clone,
+{
+    type Response = Response<Tracked<ResponseBody>>;
+    type Error = Infallible;
+    type Future = ConnFuture<Oneshot<Timeout<S>, Request<IncomingBody>>>;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
+        let in_flight = self.activity.request_started(!http1);
+        request.extensions_mut().insert(self.draining.clone());
+        let timeout = self.body_read_timeout;
+        let request = request.map(|body| DeadlineBody::new(timeout, body));
+        ConnFuture { inner: self.inner.clone().oneshot(request), in_flight: Some(in_flight), http1 }
+    }
+}
+
+pin_project! {
+    /// The response future of [`ConnService`].
+    pub(crate) struct ConnFuture<F> {
+        #[pin]
+        inner: F,
+        in_flight: Option<InFlight>,
+        http1: bool,
+    }
+}
+
+impl<F> Future for ConnFuture<F>
+where
+    F: Future<Output = Result<Response<ResponseBody>, Infallible>>,
+{
+    type Output = Result<Response<Tracked<ResponseBody>>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let Ok(mut response) = ready!(this.inner.poll(cx));
+        if *this.http1 && response.status() == StatusCode::REQUEST_TIMEOUT {
+            // The request body may be half read: the connection cannot carry another request.
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        let in_flight = this.in_flight.take();
+        Poll::Ready(Ok(response.map(|body| Tracked { body, _in_flight: in_flight })))
+    }
+}
+
+/// A response body that keeps its request in flight until hyper is done
+/// with it (written out, or dropped with the connection).
+pub(crate) struct Tracked<B> {
+    body: B,
+    _in_flight: Option<InFlight>,
+}
+
+impl<B: Body + Unpin> Body for Tracked<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
