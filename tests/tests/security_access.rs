@@ -262,3 +262,68 @@ async fn disabled_groups_and_unknown_versions_are_404() {
     let reply = modern.tool_with("Catalog.get", json!({"id": 1}), &[("authorization", "Bearer s3cret")]).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
 }
+
+/// A per-tenant policy: a key per tenant, tenants allowed per group, the
+/// tenant attached to the identity; only loopback clients.
+struct TenantKeys;
+
+impl rpc::security::AccessPolicy for TenantKeys {
+    fn check<'a>(
+        &'a self,
+        request: &'a rpc::security::AccessRequest<'a>,
+    ) -> rpc::MaybeReady<'a, rpc::security::Access> {
+        use rpc::security::{Access, Identity, Resource};
+        if request.resource == Resource::Docs {
+            return rpc::MaybeReady::ready(Access::allow());
+        }
+        // A policy that must wait (a database) returns `MaybeReady::pending(async { .. })`.
+        rpc::MaybeReady::pending(async move {
+            if !request.peer.is_some_and(|p| p.ip().is_loopback()) {
+                return Access::Forbidden("Forbidden: loopback clients only".into());
+            }
+            let tenant = match request.headers.get("x-tenant-key").map(|v| v.as_bytes()) {
+                None => return Access::Unauthorized("Unauthorized: send X-Tenant-Key".into()),
+                Some(b"key-a") => "tenant-a",
+                Some(b"key-b") => "tenant-b",
+                Some(_) => return Access::Forbidden("Forbidden: unknown key".into()),
+            };
+            // Tenant B may use the JSON-RPC API but not the MCP group.
+            if tenant == "tenant-b" && request.group == Some("mcp") {
+                return Access::Forbidden("Forbidden: no MCP for this tenant".into());
+            }
+            Access::allow_as(Identity::new(tenant).with("plan", "gold"))
+        })
+    }
+}
+
+/// Records identities with an attribute.
+#[derive(Default)]
+struct Tenants(Mutex<Vec<(String, Value)>>);
+
+impl CallHooks for Tenants {
+    fn before_execute(&self, call: &CallInfo) -> Result<(), rpc::RpcError> {
+        if let Some(identity) = &call.identity {
+            self.0.lock().unwrap().push((identity.subject.clone(), identity.attributes["plan"].clone()));
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_custom_access_policy_decides_per_group_and_attaches_an_identity() {
+    let seen = Arc::new(Tenants::default());
+    let server = TestServer::start(app(Security::new().access(TenantKeys), vec![seen.clone()])).await;
+    assert_eq!(post(&server.url("/rpc"), CALL, &[]).await.0, 401);
+    assert_eq!(post(&server.url("/rpc"), CALL, &[("x-tenant-key", "nope")]).await.0, 403);
+    assert_eq!(post(&server.url("/rpc"), CALL, &[("x-tenant-key", "key-b")]).await.0, 200);
+    let modern = Modern::new(server.url("/mcp/v1"));
+    let refused = modern.tool_with("Catalog.get", json!({"id": 1}), &[("x-tenant-key", "key-b")]).await;
+    assert_eq!(refused.status, 403, "{}", refused.text);
+    let allowed = modern.tool_with("Catalog.get", json!({"id": 1}), &[("x-tenant-key", "key-a")]).await;
+    assert_eq!(allowed.status, 200, "{}", allowed.text);
+    assert_eq!(reqwest::get(server.url("/rpc")).await.unwrap().status(), 200, "documents stay public");
+    assert_eq!(
+        *seen.0.lock().unwrap(),
+        [("tenant-b".to_owned(), json!("gold")), ("tenant-a".to_owned(), json!("gold"))]
+    );
+}

@@ -21,6 +21,7 @@ use tower_http::timeout::{DeadlineBody, Timeout};
 use super::activity::{Activity, InFlight};
 use super::body::ResponseBody;
 use super::draining::Draining;
+use super::route::PeerAddr;
 
 /// The request body [`serve`](super::serve) hands the application: hyper's
 /// body under the [body-read deadline](super::ServerLimits::body_read_timeout).
@@ -35,6 +36,7 @@ pub(crate) struct ConnService<S> {
     activity: Arc<Activity>,
     draining: Draining,
     body_read_timeout: Duration,
+    peer: PeerAddr,
 }
 
 impl<S> ConnService<S> {
@@ -44,9 +46,10 @@ impl<S> ConnService<S> {
         draining: Draining,
         request_timeout: Duration,
         body_read_timeout: Duration,
+        peer: std::net::SocketAddr,
     ) -> Self {
         let inner = Timeout::with_status_code(app, StatusCode::REQUEST_TIMEOUT, request_timeout);
-        ConnService { inner, activity, draining, body_read_timeout }
+        ConnService { inner, activity, draining, body_read_timeout, peer: PeerAddr(peer) }
     }
 }
 
@@ -62,6 +65,7 @@ where
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
         let in_flight = self.activity.request_started(!http1);
         request.extensions_mut().insert(self.draining.clone());
+        request.extensions_mut().insert(self.peer);
         let timeout = self.body_read_timeout;
         let request = request.map(|body| DeadlineBody::new(timeout, body));
         ConnFuture { inner: self.inner.clone().oneshot(request), in_flight: Some(in_flight), http1 }

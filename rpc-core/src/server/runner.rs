@@ -66,7 +66,7 @@ where
 /// [`SHUTDOWN_GRACE`]: long-lived streams see [`Draining`]) and closes those
 /// left.
 ///
-/// Every request carries a [`Draining`] in its extensions; its body is
+/// Every request carries a [`Draining`] and the client's [`PeerAddr`](super::PeerAddr) in its extensions; its body is
 /// an [`IncomingBody`] (a [`Router`](super::Router) takes it as it is).
 /// The [`ServerLimits`] documentation tells what each limit does; at the
 /// connection cap the server goes on accepting and answers the extra
@@ -127,6 +127,7 @@ where
                     draining.clone(),
                     limits.request_timeout,
                     limits.body_read_timeout,
+                    peer,
                 );
                 let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
                 tokio::spawn(drive(connection, activity, draining.receiver(), stop.clone(), peer));
