@@ -30,7 +30,7 @@ use crate::call::{CallTarget, ProtocolError, call_tool};
 use crate::endpoint::{Inner, McpEndpoint};
 use crate::notify::Wanted;
 use crate::protocol::{PROTOCOL_VERSION_HEADER, ProtocolVersion, SESSION_HEADER, code};
-use crate::session::{Session, SessionError, new_session_id};
+use crate::session::{ClientInfo, Session, SessionError, new_session_id};
 use crate::tools::ToolSet;
 
 /// Client capability names kept per session: the ones a tool can require.
@@ -317,15 +317,48 @@ pub(crate) async fn batch(
     reply::message(inner, mode, StatusCode::OK, out, executions)
 }
 
-/// `initialize` params.
+/// `initialize` params, read without building what is not kept: the
+/// capabilities' names only (their values are skipped), `clientInfo` as
+/// raw JSON for [`ClientInfo::parse`], every other member skipped.
 #[derive(Deserialize)]
 struct InitializeParams<'a> {
     #[serde(rename = "protocolVersion", borrow)]
     protocol_version: Cow<'a, str>,
     #[serde(default)]
-    capabilities: Option<Map<String, Value>>,
-    #[serde(rename = "clientInfo", default)]
-    client_info: Option<Value>,
+    capabilities: Option<KnownCapabilities>,
+    #[serde(rename = "clientInfo", borrow, default)]
+    client_info: Option<&'a RawValue>,
+}
+
+/// The names in `capabilities` that are in [`KNOWN_CAPABILITIES`]; the
+/// rest of the object is skipped without being built.
+struct KnownCapabilities(Vec<&'static str>);
+
+impl<'de> Deserialize<'de> for KnownCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = KnownCapabilities;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of capabilities")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    if let Some(known) = KNOWN_CAPABILITIES.iter().find(|k| **k == name)
+                        && !names.contains(known)
+                    {
+                        names.push(*known);
+                    }
+                }
+                Ok(KnownCapabilities(names))
+            }
+        }
+        deserializer.deserialize_map(Names)
+    }
 }
 
 async fn initialize(
@@ -351,16 +384,10 @@ async fn initialize(
         Ok(id) => id,
         Err(e) => return reply_error(RpcError::internal(e)),
     };
-    let capabilities: Vec<String> = params
-        .capabilities
-        .iter()
-        .flat_map(|c| c.keys())
-        .filter(|k| KNOWN_CAPABILITIES.contains(&k.as_str()))
-        .cloned()
-        .collect();
+    let capabilities = params.capabilities.map(|c| c.0).unwrap_or_default();
     let session = Session::new(id_string.clone(), endpoint, negotiated)
-        .with_client_info(params.client_info)
-        .with_client_capabilities(capabilities);
+        .with_client_info(params.client_info.and_then(|raw| ClientInfo::parse(raw.get())))
+        .with_client_capabilities(capabilities.into_iter().map(str::to_owned).collect());
     match inner.sessions.create(session, inner.config.session_ttl).await {
         Ok(()) => {}
         Err(SessionError::Full) => {
