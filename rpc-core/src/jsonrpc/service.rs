@@ -227,7 +227,9 @@ impl JsonRpcService {
             Ok(params) => params,
             Err(error) => return (request.id.map(|id| error_body(Some(id), &error, env)), None),
         };
-        let mut call = Call::new(&request.method, version, params).transport(Transport::JsonRpc);
+        let mut call = Call::new(&request.method, version, params)
+            .transport(Transport::JsonRpc)
+            .input_bytes(request.params.map_or(0, |p| p.get().len()));
         if let Some(scope) = self.inner.scope.as_deref() {
             call = call.scope(scope);
         }
