@@ -91,7 +91,12 @@ impl ParamValidator {
                 crate::schema::visit_schemas(&mut probe, &mut |map| {
                     composite |= map.contains_key("anyOf") || map.contains_key("oneOf");
                 });
-                params.push(ParamCheck { name: name.clone(), validator, composite, types: top_types(property, defs, 0) });
+                params.push(ParamCheck {
+                    name: name.clone(),
+                    validator,
+                    composite,
+                    types: top_types(property, defs, 0),
+                });
             }
         }
         let required = match schema.get("required") {
@@ -291,7 +296,8 @@ fn top_types(schema: &Value, defs: &Map<String, Value>, depth: usize) -> Option<
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = map.get(key) {
-            let union: Option<Vec<Vec<&'static str>>> = branches.iter().map(|b| top_types(b, defs, depth + 1)).collect();
+            let union: Option<Vec<Vec<&'static str>>> =
+                branches.iter().map(|b| top_types(b, defs, depth + 1)).collect();
             if let Some(union) = union {
                 narrow(union.into_iter().flatten().collect());
             }

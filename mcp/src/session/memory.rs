@@ -1,34 +1,11 @@
 //! The in-process session store.
-//!
-//! * Bounded: when full, a new session evicts the least recently used one
-//!   (the one idle longest) instead of being refused, so a flood of
-//!   `initialize` cannot lock new clients out; sessions in use stay.
-//! * O(1) per operation: sessions sit in LRU lists ([`lru::LruCache`]: a
-//!   hash map threaded by a recency list) split over up to 16 shards, each
-//!   behind its own lock, so no request scans the store and calls of
-//!   different sessions rarely wait for each other.
-//! * Sliding TTL read from a [`Clock`]: a hit extends the session. Expired
-//!   sessions are dropped when found, a few at each `create`, and by a
-//!   background task (on the tokio runtime that first creates a session)
-//!   that purges the expired ones every [`purge_interval`] in batches of at
-//!   most [`PURGE_BATCH`] per lock; it holds only a weak reference and ends
-//!   once the store is dropped.
-//!
-//! With one TTL for every session (one endpoint per store, the default) the
-//! least recently used session of a shard is also the first to expire, so
-//! purging only ever looks at the cold end of each list. A store shared by
-//! endpoints with different TTLs still purges correctly, but a
-//! short-lived session behind a longer-lived, older one waits until it is
-//! found, evicted or reaches the cold end.
-//!
-//! [`purge_interval`]: InMemorySessionStore::purge_interval
 
+use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
-use std::fmt;
 
 use lru::LruCache;
 use rpc::clock::{Clock, SystemClock};
@@ -39,8 +16,6 @@ use super::{Session, SessionError, SessionStore, StoreFuture};
 const MAX_SHARDS: usize = 16;
 /// Fewest sessions per shard: small stores keep one exact LRU order.
 const MIN_SHARD_SESSIONS: usize = 4096;
-/// Expired sessions the purger removes per lock acquisition.
-pub const PURGE_BATCH: usize = 256;
 /// Expired sessions a `create` removes from the cold end of its shard.
 const PURGE_ON_CREATE: usize = 2;
 
@@ -60,9 +35,32 @@ struct Shared {
     purger_started: AtomicBool,
 }
 
-/// The in-process session store (see the [module](self) documentation):
-/// at most [`capacity`](Self::capacity) sessions, the least recently used
-/// evicted to make room, expiry by a sliding TTL.
+/// The in-process session store.
+///
+/// * Bounded: when full, a new session evicts the least recently used one
+///   (the one idle longest) instead of being refused, so a flood of
+///   `initialize` cannot lock new clients out; sessions in use stay.
+/// * O(1) per operation: sessions sit in LRU lists ([`lru::LruCache`]: a
+///   hash map threaded by a recency list) split over up to 16 shards (one per 4,096 sessions), each
+///   behind its own lock, so no request scans the store and calls of
+///   different sessions rarely wait for each other.
+/// * Sliding TTL read from a [`Clock`]: a hit extends the session. Expired
+///   sessions are dropped when found, a few at each `create`, and by a
+///   background task (on the tokio runtime that first creates a session)
+///   that purges the expired ones every [`purge_interval`] in batches of at
+///   most [`PURGE_BATCH`](Self::PURGE_BATCH) per lock; it holds only a weak reference and ends
+///   once the store is dropped.
+///
+/// With one TTL for every session (one endpoint per store, the default) the
+/// least recently used session of a shard is also the first to expire, so
+/// purging only ever looks at the cold end of each list. A store shared by
+/// endpoints with different TTLs still purges correctly, but a
+/// short-lived session behind a longer-lived, older one waits until it is
+/// found, evicted or reaches the cold end.
+///
+/// [`purge_interval`]: InMemorySessionStore::purge_interval
+///
+///
 pub struct InMemorySessionStore {
     shared: Arc<Shared>,
     max_sessions: usize,
@@ -92,6 +90,8 @@ impl InMemorySessionStore {
     /// How often expired sessions are purged unless set with
     /// [`purge_interval`](Self::purge_interval).
     pub const DEFAULT_PURGE_INTERVAL: Duration = Duration::from_secs(30);
+    /// Expired sessions purged per lock acquisition.
+    pub const PURGE_BATCH: usize = 256;
 
     /// A store holding at most `max_sessions` sessions (at least 1).
     pub fn new(max_sessions: usize) -> Self {
@@ -116,11 +116,7 @@ impl InMemorySessionStore {
             evicted: AtomicU64::new(0),
             purger_started: AtomicBool::new(false),
         };
-        InMemorySessionStore {
-            shared: Arc::new(shared),
-            max_sessions,
-            purge_interval: Self::DEFAULT_PURGE_INTERVAL,
-        }
+        InMemorySessionStore { shared: Arc::new(shared), max_sessions, purge_interval: Self::DEFAULT_PURGE_INTERVAL }
     }
 
     /// How often the background task purges expired sessions (default 30 s;
@@ -153,14 +149,14 @@ impl InMemorySessionStore {
     }
 
     /// Removes every expired session now, a batch of at most
-    /// [`PURGE_BATCH`] per lock; returns how many were removed. The
+    /// [`PURGE_BATCH`](Self::PURGE_BATCH) per lock; returns how many were removed. The
     /// background task does the same every [`purge_interval`](Self::purge_interval).
     pub fn purge_expired(&self) -> usize {
         let now = self.shared.clock.now();
         let mut removed = 0;
         for shard in self.shared.shards.iter() {
             loop {
-                let (n, more) = purge_batch(shard, now, PURGE_BATCH);
+                let (n, more) = purge_batch(shard, now, InMemorySessionStore::PURGE_BATCH);
                 removed += n;
                 if !more {
                     break;
@@ -172,7 +168,8 @@ impl InMemorySessionStore {
 
     fn shard(&self, id: &str) -> MutexGuard<'_, Shard> {
         let shards = &self.shared.shards;
-        let index = if shards.len() == 1 { 0 } else { (self.shared.hasher.hash_one(id) % shards.len() as u64) as usize };
+        let index =
+            if shards.len() == 1 { 0 } else { (self.shared.hasher.hash_one(id) % shards.len() as u64) as usize };
         lock(&shards[index])
     }
 
@@ -233,7 +230,7 @@ async fn purge_periodically(store: Weak<Shared>, every: Duration) {
         loop {
             let Some(shared) = store.upgrade() else { return };
             let Some(shard) = shared.shards.get(index) else { break };
-            let (_, more) = purge_batch(shard, shared.clock.now(), PURGE_BATCH);
+            let (_, more) = purge_batch(shard, shared.clock.now(), InMemorySessionStore::PURGE_BATCH);
             drop(shared);
             if !more {
                 index += 1;
@@ -253,9 +250,7 @@ impl SessionStore for InMemorySessionStore {
         let displaced = {
             let mut shard = self.shard(&key);
             let mut expired = Vec::new();
-            while expired.len() < PURGE_ON_CREATE
-                && shard.peek_lru().is_some_and(|(_, oldest)| oldest.expires <= now)
-            {
+            while expired.len() < PURGE_ON_CREATE && shard.peek_lru().is_some_and(|(_, oldest)| oldest.expires <= now) {
                 expired.extend(shard.pop_lru());
             }
             let displaced = shard.push(key, entry);

@@ -147,7 +147,7 @@ async fn the_purger_runs_on_a_timer_and_stops_with_the_store() {
     clock.advance(TTL);
     assert_eq!(store.len(), 600, "expired but not yet purged");
     tokio::time::sleep(Duration::from_secs(15)).await;
-    assert_eq!(store.len(), 0, "purged by the timer, in batches of {PURGE_BATCH}");
+    assert_eq!(store.len(), 0, "purged by the timer, in batches of {}", InMemorySessionStore::PURGE_BATCH);
 
     drop(store);
     tokio::time::sleep(Duration::from_secs(15)).await;

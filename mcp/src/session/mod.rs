@@ -199,7 +199,6 @@ pub fn new_session_id() -> Result<String, SessionError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
