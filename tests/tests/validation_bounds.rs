@@ -104,6 +104,7 @@ async fn timed(url: &str, body: String) -> (Duration, u16, String) {
 
 /// Checks a small, quick `-32602` response; its `data.extra`.
 fn small_invalid_params(what: &str, elapsed: Duration, status: u16, text: &str) -> Map<String, Value> {
+    eprintln!("{what}: {elapsed:?}, {} bytes", text.len());
     assert_eq!(status, 200, "{what}: {}", &text[..text.len().min(500)]);
     assert!(text.len() < SMALL, "{what}: a response of {} bytes: {}", text.len(), &text[..text.len().min(500)]);
     assert!(elapsed < QUICK, "{what}: answered in {elapsed:?}");
