@@ -97,6 +97,10 @@ pub struct CallTarget<'a> {
     pub invalid_arguments: InvalidArguments,
     /// `,"resultType":"complete","_meta":{...}` to close 2026-07-28 results with.
     pub stateless_tail: &'a str,
+    /// The size of the request's `params` in bytes: large arguments are
+    /// validated without holding up the runtime worker
+    /// ([`rpc::Call::input_bytes`]).
+    pub input_bytes: usize,
 }
 
 /// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
@@ -143,6 +147,7 @@ pub async fn call_tool(
         .resolved(Arc::clone(&tool.method))
         .scope(target.group)
         .transport(Transport::Mcp)
+        .input_bytes(target.input_bytes)
         .context(context);
     let execution = executor.execute(call).await;
     let result = match (&execution.result, execution.stage) {

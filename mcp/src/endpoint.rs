@@ -54,7 +54,8 @@ impl McpEndpointBuilder {
         self
     }
 
-    /// Where sessions live (default: in this process).
+    /// Where sessions live (default: in this process, an
+    /// [`InMemorySessionStore`] of 100,000 sessions).
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.sessions = Some(store);
         self

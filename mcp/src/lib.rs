@@ -54,4 +54,4 @@ pub use rpc_macros::mcp_tool;
 /// The runtime crate, for applications that depend on `mcp` alone:
 /// `#[mcp::rpc::service]`, `mcp::rpc::Registry`, ...
 pub use rpc;
-pub use session::{InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};
+pub use session::{ClientInfo, InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};

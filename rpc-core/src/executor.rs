@@ -69,7 +69,16 @@ pub struct Call<'a> {
     pub resolved: Option<Arc<Method>>,
     /// Who is calling, as the endpoint's access policy established it.
     pub identity: Option<Arc<Identity>>,
+    /// The size of the parameters as received, in bytes (0: unknown). From
+    /// [`LARGE_INPUT_BYTES`] on, binding and validation run under
+    /// [`tokio::task::block_in_place`] on a multi-threaded runtime, so the
+    /// other requests of the worker move to another thread meanwhile.
+    pub input_bytes: usize,
 }
+
+/// Parameters of at least this many bytes ([`Call::input_bytes`]) are
+/// bound and validated under `block_in_place` on a multi-threaded runtime.
+pub const LARGE_INPUT_BYTES: usize = 64 * 1024;
 
 impl<'a> Call<'a> {
     /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
@@ -83,7 +92,16 @@ impl<'a> Call<'a> {
             context: None,
             resolved: None,
             identity: None,
+            input_bytes: 0,
         }
+    }
+
+    /// The size of the parameters as received, in bytes (e.g. the length of
+    /// the raw `params`): large inputs are checked without holding up the
+    /// other requests of the runtime worker (see [`LARGE_INPUT_BYTES`]).
+    pub fn input_bytes(mut self, bytes: usize) -> Self {
+        self.input_bytes = bytes;
+        self
     }
 
     /// The request context the method gets.
@@ -261,15 +279,11 @@ impl Executor {
         let Some(method) = found else {
             return Execution::failed(None, Stage::Lookup, RpcError::method_not_found(call.method));
         };
-        let params = match bind(&method, call.params) {
-            Ok(p) => p,
+        let checked = cpu_bound(call.input_bytes, || bind_and_validate(&method, call.params));
+        let params = match checked {
+            Ok(params) => params,
             Err(e) => return Execution::failed(Some(method), Stage::Validation, e),
         };
-        let params = Value::Object(params);
-        if let Err(e) = method.validator().validate(method.name(), &params) {
-            return Execution::failed(Some(method), Stage::Validation, e);
-        }
-        let Value::Object(params) = params else { unreachable!("built as an object above") };
 
         let context = match call.context {
             Some(context) if call.identity.is_some() => context.with_identity(call.identity),
@@ -336,6 +350,27 @@ impl Executor {
     }
 }
 
+/// Runs `work`, under `block_in_place` when the input is large
+/// ([`LARGE_INPUT_BYTES`]) and the current runtime is multi-threaded (on a
+/// current-thread runtime, or outside tokio, it runs as it is).
+pub fn cpu_bound<T>(input_bytes: usize, work: impl FnOnce() -> T) -> T {
+    let multi_threaded = || {
+        tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+    };
+    if input_bytes >= LARGE_INPUT_BYTES && multi_threaded() { tokio::task::block_in_place(work) } else { work() }
+}
+
+/// The named parameters of a call, validated against the method's schema.
+fn bind_and_validate(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
+    let params = Value::Object(bind(method, params)?);
+    method.validator().validate(method.name(), &params)?;
+    match params {
+        Value::Object(params) => Ok(params),
+        _ => Err(RpcError::internal("bound parameters are an object")),
+    }
+}
+
 /// Binds positional parameters to names; named ones pass through.
 fn bind(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
     match params {
@@ -365,4 +400,40 @@ fn panic_error(method: &str, panic: &(dyn std::any::Any + Send)) -> RpcError {
         .unwrap_or_else(|| "non-string panic payload".to_owned());
     tracing::error!(method, panic = %message, "method panicked");
     RpcError::internal(format!("method `{method}` panicked: {message}")).with_kind("panic")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Waits (blocking its thread) for a task spawned on the same runtime:
+    /// that task can run only if the worker's other work moved elsewhere.
+    fn waits_for_a_sibling_task(input_bytes: usize, patience: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        tokio::spawn(async move {
+            let _ = tx.send(());
+        });
+        cpu_bound(input_bytes, || rx.recv_timeout(patience).is_ok())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn large_inputs_do_not_hold_the_worker() {
+        let small = tokio::spawn(async { waits_for_a_sibling_task(100, Duration::from_millis(200)) });
+        assert!(!small.await.unwrap(), "a small input is checked in place: the only worker is busy");
+        let large = tokio::spawn(async { waits_for_a_sibling_task(LARGE_INPUT_BYTES, Duration::from_secs(10)) });
+        assert!(large.await.unwrap(), "the sibling ran while the large input was checked");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_current_thread_runtime_checks_inline() {
+        assert_eq!(cpu_bound(LARGE_INPUT_BYTES * 10, || 7), 7, "no block_in_place (it would panic)");
+    }
+
+    #[test]
+    fn outside_a_runtime_too() {
+        assert_eq!(cpu_bound(usize::MAX, || 7), 7);
+    }
 }

@@ -55,6 +55,7 @@ pub mod registry;
 pub mod schema;
 pub mod security;
 pub mod server;
+pub mod validation;
 
 pub use context::{ClientView, Context, Event, EventSink, LogLevel};
 pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, ToolHints};

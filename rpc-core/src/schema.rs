@@ -22,7 +22,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::{MethodDescriptor, OutputKind};
-use crate::error::RpcError;
+pub use crate::validation::ParamValidator;
 
 /// A schema generator whose references point into `$defs` and which does
 /// not emit a `$schema` key.
@@ -263,7 +263,7 @@ fn is_untyped(schema: &Value) -> bool {
 }
 
 /// Adds to `root` the definitions it references, transitively, as `$defs`.
-fn attach_defs(mut root: Value, defs: &Map<String, Value>) -> Value {
+pub(crate) fn attach_defs(mut root: Value, defs: &Map<String, Value>) -> Value {
     let mut needed = BTreeSet::new();
     let mut stack = Vec::new();
     collect_refs(&root, &mut stack);
@@ -299,102 +299,13 @@ fn collect_refs(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn decode_pointer_token(token: &str) -> String {
+pub(crate) fn decode_pointer_token(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
-}
-
-/// A compiled validator for a method's input schema.
-pub struct ParamValidator {
-    validator: jsonschema::Validator,
-}
-
-impl std::fmt::Debug for ParamValidator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParamValidator").finish_non_exhaustive()
-    }
-}
-
-impl ParamValidator {
-    /// Compiles `schema`. Fails when the schema itself is invalid.
-    pub fn new(schema: &Value) -> Result<Self, String> {
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(schema)
-            .map(|validator| ParamValidator { validator })
-            .map_err(|e| e.to_string())
-    }
-
-    /// Validates named arguments; on failure the `-32602` error lists each
-    /// offending parameter with the reasons.
-    pub fn validate(&self, method: &str, args: &Value) -> Result<(), RpcError> {
-        if self.validator.is_valid(args) {
-            return Ok(());
-        }
-        let mut violations: Map<String, Value> = Map::new();
-        let mut push = |param: String, message: String| {
-            if let Value::Array(list) = violations.entry(param).or_insert_with(|| Value::Array(Vec::new())) {
-                list.push(Value::String(message));
-            }
-        };
-        for error in self.validator.iter_errors(args) {
-            let path = error.instance_path().as_str();
-            let (param, rest) = split_pointer(path);
-            match (param, error.kind()) {
-                (None, jsonschema::error::ValidationErrorKind::Required { property }) => {
-                    let name = property.as_str().map(str::to_owned).unwrap_or_else(|| property.to_string());
-                    push(name, "required parameter is missing".into());
-                }
-                (None, jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected }) => {
-                    for name in unexpected {
-                        push(name.clone(), "unknown parameter".into());
-                    }
-                }
-                (None, _) => push(String::new(), error.to_string()),
-                (Some(param), _) if rest.is_empty() => push(param, error.to_string()),
-                (Some(param), _) => push(param, format!("at {rest}: {error}")),
-            }
-        }
-        Err(RpcError::invalid_param_list(method, violations))
-    }
-
-    /// Whether `value` validates.
-    pub fn is_valid(&self, value: &Value) -> bool {
-        self.validator.is_valid(value)
-    }
-}
-
-/// Splits `/param/rest...` into the decoded parameter name and the rest.
-fn split_pointer(path: &str) -> (Option<String>, &str) {
-    let Some(path) = path.strip_prefix('/') else {
-        return (None, "");
-    };
-    match path.find('/') {
-        Some(i) => (Some(decode_pointer_token(&path[..i])), &path[i..]),
-        None => (Some(decode_pointer_token(path)), ""),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn violations_name_each_parameter() {
-        let schema = json!({
-            "type": "object",
-            "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 0}},
-            "required": ["query"],
-            "additionalProperties": false
-        });
-        let v = ParamValidator::new(&schema).unwrap();
-        assert!(v.validate("m", &json!({"query": "x"})).is_ok());
-        let err = v.validate("m", &json!({"limit": -1, "color": "red"})).unwrap_err();
-        assert_eq!(err.code(), -32602);
-        let extra = err.extra().unwrap();
-        assert_eq!(extra["query"], json!(["required parameter is missing"]));
-        assert_eq!(extra["color"], json!(["unknown parameter"]));
-        assert_eq!(extra["limit"].as_array().unwrap().len(), 1);
-    }
 
     #[test]
     fn bounds_and_formats_touch_schemas_only() {

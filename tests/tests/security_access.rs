@@ -96,6 +96,11 @@ async fn tokens_guard_mcp_in_both_eras() {
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
     let reply = stolen.send(Method::POST, Some(list.clone()), &[]).await;
     assert_refused(reply.status, &reply.headers, &reply.text, 401);
+    // Another valid token does not open someone else's session.
+    let reply = stolen.send(Method::POST, Some(list.clone()), &[("ufo-rpc-token", "other-token")]).await;
+    assert_eq!(reply.status, 404, "a session belongs to the caller that opened it: {}", reply.text);
+    let delete = stolen.send(Method::DELETE, None, &[("ufo-rpc-token", "other-token")]).await;
+    assert_eq!(delete.status, 404, "nor can another caller end it: {}", delete.text);
     let reply = stolen.send(Method::POST, Some(list), &[("ufo-rpc-token", "s3cret")]).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert!(reply.json["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()));

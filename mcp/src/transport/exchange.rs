@@ -47,6 +47,8 @@ pub(crate) struct ToolCall<'a> {
     pub session: Option<Arc<Session>>,
     /// Who is calling (from the endpoint's access policy).
     pub identity: Option<Arc<Identity>>,
+    /// The size of the request's `params` in bytes.
+    pub input_bytes: usize,
 }
 
 /// What [`run`] needs of a [`ToolCall`] (owned when the call outlives the
@@ -61,6 +63,7 @@ struct Run<'a> {
     sink: Option<Arc<NotificationSink>>,
     session: Option<Arc<Session>>,
     identity: Option<Arc<Identity>>,
+    input_bytes: usize,
 }
 
 /// Runs `call` and answers it; `status` maps an error code to the HTTP
@@ -78,16 +81,18 @@ pub(crate) async fn answer(
         );
         return reply::error(StatusCode::NOT_ACCEPTABLE, Some(call.id), &error);
     };
-    let ToolCall { id, name, arguments, version, protocol, client, wanted, session, identity } = call;
+    let ToolCall { id, name, arguments, version, protocol, client, wanted, session, identity, input_bytes } = call;
     if !(accepted.sse && wanted.any()) {
         let id = Cow::Borrowed(id);
-        let run_call = Run { id, name, arguments, version, protocol, client, sink: None, session, identity };
+        let run_call =
+            Run { id, name, arguments, version, protocol, client, sink: None, session, identity, input_bytes };
         let finished = run(Arc::clone(&inner), run_call).await;
         return plain(&inner, single, status, finished);
     }
     let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &name);
     let (id, name) = (Cow::Owned(id.to_owned()), Cow::Owned(name.into_owned()));
-    let run_call = Run { id, name, arguments, version, protocol, client, sink: Some(sink), session, identity };
+    let run_call =
+        Run { id, name, arguments, version, protocol, client, sink: Some(sink), session, identity, input_bytes };
     // Boxed: the stream's body owns the call once it outlives this function.
     let future: sse::CallFuture = Box::pin(run(Arc::clone(&inner), run_call));
     match sse::start(future, events, inner.config.keep_alive).await {
@@ -123,7 +128,7 @@ fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
 /// poll is registered for `notifications/cancelled` (a synchronous method,
 /// the common case, never is: it cannot be cancelled anyway).
 async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
-    let Run { id, name, arguments, version, protocol, client, sink, session, identity } = call;
+    let Run { id, name, arguments, version, protocol, client, sink, session, identity, input_bytes } = call;
     let streaming = sink.is_some();
     let Some(tools) = inner.tools.version(version) else {
         return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
@@ -134,6 +139,7 @@ async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
         protocol,
         invalid_arguments: inner.config.invalid_arguments,
         stateless_tail: &inner.stateless_tail,
+        input_bytes,
     };
     let tool = tools.get(&name);
     // The context names the method by its registered (static) name; an

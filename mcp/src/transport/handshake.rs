@@ -31,7 +31,7 @@ use crate::call::{CallTarget, ProtocolError, call_tool};
 use crate::endpoint::{Inner, McpEndpoint};
 use crate::notify::Wanted;
 use crate::protocol::{PROTOCOL_VERSION_HEADER, ProtocolVersion, SESSION_HEADER, code};
-use crate::session::{Session, SessionError, new_session_id};
+use crate::session::{ClientInfo, Session, SessionError, new_session_id};
 use crate::tools::ToolSet;
 
 /// Client capability names kept per session: the ones a tool can require.
@@ -44,6 +44,11 @@ fn invalid(message: impl Into<Cow<'static, str>>) -> ProtocolError {
 fn not_acceptable(id: Option<&RawValue>) -> HttpResponse {
     let error = invalid("Not Acceptable: the client must accept application/json or text/event-stream");
     reply::error(StatusCode::NOT_ACCEPTABLE, id, &error)
+}
+
+/// The subject of the caller's identity: who owns the sessions it opens.
+fn owner(identity: &Option<Arc<Identity>>) -> Option<&str> {
+    identity.as_deref().map(|i| i.subject.as_str())
 }
 
 /// Handles one message of the handshake era.
@@ -64,13 +69,13 @@ pub(crate) async fn single(
             return reply::error(StatusCode::BAD_REQUEST, None, &invalid("`initialize` must be a request with an id"));
         };
         let Some(mode) = accepted.single() else { return not_acceptable(Some(id)) };
-        return initialize(inner, tools.endpoint(), id, req, mode).await;
+        return initialize(inner, tools.endpoint(), id, req, mode, owner(&identity)).await;
     }
     let id = match &message {
         Message::Request(req) => req.id,
         Message::Response { .. } => None,
     };
-    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, id).await {
+    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, id, owner(&identity)).await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -118,7 +123,8 @@ async fn tool_call(
     identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let inner = &endpoint.inner;
-    let params = match req.params_as::<CallRequestParams<'_>>() {
+    let input_bytes = req.params.map_or(0, |p| p.get().len());
+    let params = match rpc::executor::cpu_bound(input_bytes, || req.params_as::<CallRequestParams<'_>>()) {
         Ok(Some(params)) => params,
         Ok(None) => {
             let error = RpcError::invalid_params("tools/call requires params with a `name`");
@@ -137,6 +143,7 @@ async fn tool_call(
         wanted: Wanted { progress_token, log_level: session.log_level },
         session: Some(Arc::clone(session)),
         identity,
+        input_bytes,
     };
     exchange::answer(Arc::clone(inner), call, accepted, |_| StatusCode::OK).await
 }
@@ -164,7 +171,8 @@ async fn plain(
             Err(e) => rpc_error(e),
         },
         "tools/call" => {
-            let params = match req.params_as::<CallRequestParams<'_>>() {
+            let input_bytes = req.params.map_or(0, |p| p.get().len());
+            let params = match rpc::executor::cpu_bound(input_bytes, || req.params_as::<CallRequestParams<'_>>()) {
                 Ok(Some(params)) => params,
                 Ok(None) => return rpc_error(RpcError::invalid_params("tools/call requires params with a `name`")),
                 Err(e) => return rpc_error(e),
@@ -175,6 +183,7 @@ async fn plain(
                 protocol,
                 invalid_arguments: inner.config.invalid_arguments,
                 stateless_tail: &inner.stateless_tail,
+                input_bytes,
             };
             let tool = tools.get(&params.name);
             let method = tool.map(|t| t.method.name()).unwrap_or_default();
@@ -264,7 +273,7 @@ pub(crate) async fn batch(
     identity: Option<Arc<Identity>>,
 ) -> HttpResponse {
     let inner = &*endpoint.inner;
-    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, None).await {
+    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, None, owner(&identity)).await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -326,15 +335,48 @@ pub(crate) async fn batch(
     reply::message(inner, mode, StatusCode::OK, out, executions)
 }
 
-/// `initialize` params.
+/// `initialize` params, read without building what is not kept: the
+/// capabilities' names only (their values are skipped), `clientInfo` as
+/// raw JSON for [`ClientInfo::parse`], every other member skipped.
 #[derive(Deserialize)]
 struct InitializeParams<'a> {
     #[serde(rename = "protocolVersion", borrow)]
     protocol_version: Cow<'a, str>,
     #[serde(default)]
-    capabilities: Option<Map<String, Value>>,
-    #[serde(rename = "clientInfo", default)]
-    client_info: Option<Value>,
+    capabilities: Option<KnownCapabilities>,
+    #[serde(rename = "clientInfo", borrow, default)]
+    client_info: Option<&'a RawValue>,
+}
+
+/// The names in `capabilities` that are in [`KNOWN_CAPABILITIES`]; the
+/// rest of the object is skipped without being built.
+pub(crate) struct KnownCapabilities(pub(crate) Vec<&'static str>);
+
+impl<'de> Deserialize<'de> for KnownCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = KnownCapabilities;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of capabilities")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    if let Some(known) = KNOWN_CAPABILITIES.iter().find(|k| **k == name)
+                        && !names.contains(known)
+                    {
+                        names.push(*known);
+                    }
+                }
+                Ok(KnownCapabilities(names))
+            }
+        }
+        deserializer.deserialize_map(Names)
+    }
 }
 
 async fn initialize(
@@ -343,6 +385,7 @@ async fn initialize(
     id: &RawValue,
     request: &RpcRequest<'_>,
     mode: super::negotiate::ResponseMode,
+    owner: Option<&str>,
 ) -> HttpResponse {
     let env = inner.executor.environment();
     let reply_error = |error: RpcError| reply::error(StatusCode::OK, Some(id), &ProtocolError::from_rpc(&error, env));
@@ -360,16 +403,11 @@ async fn initialize(
         Ok(id) => id,
         Err(e) => return reply_error(RpcError::internal(e)),
     };
-    let capabilities: Vec<String> = params
-        .capabilities
-        .iter()
-        .flat_map(|c| c.keys())
-        .filter(|k| KNOWN_CAPABILITIES.contains(&k.as_str()))
-        .cloned()
-        .collect();
+    let capabilities = params.capabilities.map(|c| c.0).unwrap_or_default();
     let session = Session::new(id_string.clone(), endpoint, negotiated)
-        .with_client_info(params.client_info)
-        .with_client_capabilities(capabilities);
+        .with_client_info(params.client_info.and_then(|raw| ClientInfo::parse(raw.get())))
+        .with_client_capabilities(capabilities.into_iter().map(str::to_owned).collect())
+        .with_owner(owner.map(str::to_owned));
     match inner.sessions.create(session, inner.config.session_ttl).await {
         Ok(()) => {}
         Err(SessionError::Full) => {
@@ -398,7 +436,8 @@ async fn initialize(
 /// The session a request belongs to and the protocol revision the request
 /// is served at, or the error response (carrying `id` when known): 400
 /// without a session id or with an unsupported `MCP-Protocol-Version`, 404
-/// for an unknown or expired session.
+/// for an unknown or expired session, or one another caller opened (the
+/// same answer: a session id is not a credential).
 ///
 /// The revision is the `MCP-Protocol-Version` header; without it, 2025-03-26
 /// (as the specification says: clients of later revisions must send the
@@ -409,6 +448,7 @@ async fn session_of(
     endpoint: &str,
     headers: &HeaderMap,
     id: Option<&RawValue>,
+    owner: Option<&str>,
 ) -> Result<(Arc<Session>, ProtocolVersion), HttpResponse> {
     let refuse = |status, code, message: String| Err(reply::error(status, id, &ProtocolError::new(code, message)));
     let Some(session_id) = headers.get(&SESSION_HEADER) else {
@@ -441,7 +481,7 @@ async fn session_of(
         }
     };
     match inner.sessions.get(session_id, inner.config.session_ttl).await {
-        Ok(Some(session)) if session.endpoint == endpoint => {
+        Ok(Some(session)) if session.endpoint == endpoint && session.belongs_to(owner) => {
             let version = header_version.unwrap_or_else(|| session.version().min(ProtocolVersion::DEFAULT_HEADER));
             Ok((session, version))
         }
@@ -451,8 +491,13 @@ async fn session_of(
 }
 
 /// `DELETE`: ends the session.
-pub(crate) async fn delete(inner: &Inner, endpoint: &str, headers: &HeaderMap) -> HttpResponse {
-    let session = match session_of(inner, endpoint, headers, None).await {
+pub(crate) async fn delete(
+    inner: &Inner,
+    endpoint: &str,
+    headers: &HeaderMap,
+    identity: Option<Arc<Identity>>,
+) -> HttpResponse {
+    let session = match session_of(inner, endpoint, headers, None, owner(&identity)).await {
         Ok((session, _)) => session,
         Err(response) => return response,
     };

@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::exchange::{self, ToolCall};
+use super::handshake::KnownCapabilities;
 use super::headers;
 use super::negotiate::{Accepted, accepted};
 use super::reply::{self, HttpResponse, stateless_status};
@@ -34,6 +35,7 @@ use crate::call::ProtocolError;
 use crate::endpoint::McpEndpoint;
 use crate::notify::Wanted;
 use crate::protocol::{METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, ProtocolVersion, code, meta};
+use crate::session::ClientInfo;
 use crate::tools::ToolSet;
 
 /// The parts of `params` the transport reads.
@@ -158,6 +160,7 @@ fn invalid_params(message: impl Into<Cow<'static, str>>) -> ProtocolError {
 /// What the ladder found: the request is served at `protocol` for this client.
 struct Admitted<'a> {
     params: Params<'a>,
+    input_bytes: usize,
     client: ClientView,
     wanted: Wanted,
 }
@@ -175,8 +178,10 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
     }
     let mut params: Params<'a> = match request.params {
         None => Params::default(),
-        Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
-            .map_err(|e| invalid_params(format!("params are not an object of the expected shape: {e}")))?,
+        Some(raw) if raw.get().starts_with('{') => {
+            rpc::executor::cpu_bound(raw.get().len(), || serde_json::from_str(raw.get()))
+                .map_err(|e| invalid_params(format!("params are not an object of the expected shape: {e}")))?
+        }
         Some(_) => return Err(invalid_params("params must be an object carrying `_meta`")),
     };
     if let Some(name) = params.name {
@@ -246,12 +251,38 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
         }
         Some(_) => return Err(invalid_params("`progressToken` must be a string or a number")),
     };
-    let client = ClientView::from_raw(
-        Some(protocol.as_str().into()),
-        envelope.client_capabilities.map(ToOwned::to_owned),
-        envelope.client_info.map(ToOwned::to_owned),
-    );
-    Ok(Admitted { params, client, wanted: Wanted { progress_token, log_level } })
+    let client = client_view(protocol, envelope.client_capabilities, envelope.client_info);
+    let input_bytes = request.params.map_or(0, |p| p.get().len());
+    Ok(Admitted { params, input_bytes, client, wanted: Wanted { progress_token, log_level } })
+}
+
+/// `clientInfo` and `clientCapabilities` up to this size are kept as sent
+/// and parsed only if a method reads them (the common case costs nothing);
+/// larger ones are reduced at once to what is used.
+const LAZY_CLIENT_FACTS: usize = 4096;
+
+/// What the method's context tells about the client: its `_meta` facts as
+/// sent, or, when they are large, only what is used (the `clientInfo`
+/// fields a session would keep, the known capability names).
+fn client_view(protocol: ProtocolVersion, capabilities: Option<&RawValue>, info: Option<&RawValue>) -> ClientView {
+    let large = |raw: Option<&RawValue>| raw.is_some_and(|r| r.get().len() > LAZY_CLIENT_FACTS);
+    if !large(capabilities) && !large(info) {
+        return ClientView::from_raw(
+            Some(protocol.as_str().into()),
+            capabilities.map(ToOwned::to_owned),
+            info.map(ToOwned::to_owned),
+        );
+    }
+    let info = info.and_then(|raw| ClientInfo::parse(raw.get())).map(|i| i.to_json());
+    let capabilities = capabilities.map(|raw| {
+        if raw.get().len() <= LAZY_CLIENT_FACTS {
+            serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+        } else {
+            let names = serde_json::from_str::<KnownCapabilities>(raw.get()).map(|k| k.0).unwrap_or_default();
+            Value::Object(names.into_iter().map(|n| (n.to_owned(), json!({}))).collect())
+        }
+    });
+    ClientView::new(Some(protocol.as_str().into()), capabilities, info)
 }
 
 /// Handles one 2026-07-28 request (`id`) or notification (no `id`).
@@ -354,6 +385,7 @@ async fn call(
         wanted: admitted.wanted,
         session: None,
         identity,
+        input_bytes: admitted.input_bytes,
     };
     exchange::answer(Arc::clone(&endpoint.inner), call, accepted, stateless_status).await
 }

@@ -78,7 +78,7 @@ impl McpEndpoint {
                 match *request.method() {
                     HttpMethod::POST => self.post(version, tools, request, identity).await,
                     HttpMethod::DELETE if eras.handshake() => {
-                        handshake::delete(inner, tools.endpoint(), request.headers()).await
+                        handshake::delete(inner, tools.endpoint(), request.headers(), identity).await
                     }
                     HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
                     HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),

@@ -302,12 +302,15 @@ impl JsonRpcService {
             Ok(Message::Response { .. }) => unreachable!("responses are not accepted here"),
             Err(invalid) => return (Some(error_body(invalid.id, &invalid.error, env)), None),
         };
-        let params = match request.params() {
+        let input_bytes = request.params.map_or(0, |p| p.get().len());
+        let params = match crate::executor::cpu_bound(input_bytes, || request.params()) {
             Ok(params) => params,
             Err(error) => return (request.id.map(|id| error_body(Some(id), &error, env)), None),
         };
-        let mut call =
-            Call::new(&request.method, version, params).transport(Transport::JsonRpc).identity(identity.clone());
+        let mut call = Call::new(&request.method, version, params)
+            .transport(Transport::JsonRpc)
+            .identity(identity.clone())
+            .input_bytes(input_bytes);
         if let Some(scope) = self.inner.scope.as_deref() {
             call = call.scope(scope);
         }

@@ -2,21 +2,31 @@
 //!
 //! Sessions live behind [`SessionStore`] so that several instances behind a
 //! load balancer can share them; [`InMemorySessionStore`] is the in-process
-//! default (sliding TTL, bounded size).
+//! default (sliding TTL, bounded size, least recently used evicted first).
+//!
+//! A session keeps little of what the client sent: the negotiated version,
+//! the names of the capabilities a tool can require, and the `name`,
+//! `title` and `version` of its `clientInfo`, each cut to
+//! [`ClientInfo::MAX_FIELD_BYTES`]; so a session costs a few hundred bytes
+//! whatever the client sends.
 
-use std::collections::HashMap;
+mod client_info;
+mod memory;
+
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rpc::clock::{Clock, SystemClock};
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::ProtocolVersion;
+
+pub use client_info::ClientInfo;
+pub use memory::InMemorySessionStore;
 
 /// One session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,14 +38,21 @@ pub struct Session {
     pub endpoint: String,
     /// The negotiated protocol version.
     pub protocol_version: String,
-    /// `clientInfo` from `initialize`.
-    pub client_info: Option<serde_json::Value>,
+    /// What is kept of `clientInfo` from `initialize` (`None`: the client
+    /// sent none, or not an object).
+    #[serde(default)]
+    pub client_info: Option<ClientInfo>,
     /// The names of the capabilities the client declared (`sampling`, ...).
     #[serde(default)]
     pub client_capabilities: Vec<String>,
     /// The level set with `logging/setLevel`; no log messages before that.
     #[serde(default)]
     pub log_level: Option<rpc::LogLevel>,
+    /// Who opened the session (the subject of the caller's
+    /// [`Identity`](rpc::security::Identity), when the endpoint's access
+    /// policy gives one): requests of any other caller do not find it.
+    #[serde(default)]
+    pub owner: Option<String>,
     /// What a call's context sees of the client, built on first use.
     #[serde(skip)]
     view: ViewCache,
@@ -68,8 +85,20 @@ impl Session {
             client_info: None,
             client_capabilities: Vec::new(),
             log_level: None,
+            owner: None,
             view: ViewCache::default(),
         }
+    }
+
+    /// The session owned by the caller named `owner` (an identity's subject).
+    pub fn with_owner(mut self, owner: Option<String>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether a request of the caller named `subject` may use the session.
+    pub fn belongs_to(&self, subject: Option<&str>) -> bool {
+        self.owner.as_deref() == subject
     }
 
     /// The session with the names of the client's declared capabilities.
@@ -90,20 +119,21 @@ impl Session {
     }
 
     /// What a call served at `protocol` sees of the client: shared by every
-    /// call of the session at its negotiated revision.
+    /// call of the session at its negotiated revision. Its `clientInfo` is
+    /// the kept fields ([`ClientInfo::to_json`]).
     pub fn client_view(&self, protocol: ProtocolVersion) -> rpc::ClientView {
         let build = || {
             rpc::ClientView::new(
                 Some(protocol.as_str().into()),
                 Some(self.capabilities_json()),
-                self.client_info.clone(),
+                self.client_info.as_ref().map(ClientInfo::to_json),
             )
         };
         if protocol == self.version() { self.view.0.get_or_init(build).clone() } else { build() }
     }
 
-    /// The session with the client's `clientInfo`.
-    pub fn with_client_info(mut self, client_info: Option<serde_json::Value>) -> Self {
+    /// The session with what is kept of the client's `clientInfo`.
+    pub fn with_client_info(mut self, client_info: Option<ClientInfo>) -> Self {
         self.client_info = client_info;
         self.view = ViewCache::default();
         self
@@ -119,7 +149,9 @@ impl Session {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SessionError {
-    /// The store holds as many sessions as it may.
+    /// The store holds as many sessions as it may and will not make room
+    /// ([`InMemorySessionStore`] never answers this: it evicts the least
+    /// recently used session instead).
     Full,
     /// Any other failure.
     Unavailable(String),
@@ -177,110 +209,6 @@ pub trait SessionStore: Send + Sync + 'static {
     fn update(&self, session: Session) -> StoreFuture<'_, Result<bool, SessionError>>;
 }
 
-/// The in-process session store.
-pub struct InMemorySessionStore {
-    sessions: Mutex<HashMap<String, (Arc<Session>, Instant)>>,
-    max_sessions: usize,
-    clock: Arc<dyn Clock>,
-}
-
-impl fmt::Debug for InMemorySessionStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("InMemorySessionStore")
-            .field("sessions", &self.len())
-            .field("max_sessions", &self.max_sessions)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for InMemorySessionStore {
-    fn default() -> Self {
-        Self::new(100_000)
-    }
-}
-
-impl InMemorySessionStore {
-    /// A store holding at most `max_sessions` live sessions.
-    pub fn new(max_sessions: usize) -> Self {
-        Self::with_clock(max_sessions, Arc::new(SystemClock))
-    }
-
-    /// A store that reads the time from `clock` (tests move a
-    /// [`ManualClock`](rpc::clock::ManualClock) instead of sleeping).
-    pub fn with_clock(max_sessions: usize, clock: Arc<dyn Clock>) -> Self {
-        InMemorySessionStore { sessions: Mutex::new(HashMap::new()), max_sessions, clock }
-    }
-
-    /// Number of stored sessions (expired ones included until purged).
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Whether the store is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Arc<Session>, Instant)>> {
-        // A panic while holding the lock cannot leave the map inconsistent
-        // (every operation is a single insert/remove), so recover from poisoning.
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl SessionStore for InMemorySessionStore {
-    fn create(&self, session: Session, ttl: Duration) -> StoreFuture<'_, Result<(), SessionError>> {
-        let result = {
-            let mut map = self.lock();
-            let now = self.clock.now();
-            if map.len() >= self.max_sessions {
-                map.retain(|_, (_, expires)| *expires > now);
-            }
-            if map.len() >= self.max_sessions {
-                Err(SessionError::Full)
-            } else {
-                map.insert(session.id.clone(), (Arc::new(session), now + ttl));
-                Ok(())
-            }
-        };
-        StoreFuture::ready(result)
-    }
-
-    fn get<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Result<Option<Arc<Session>>, SessionError>> {
-        let result = {
-            let mut map = self.lock();
-            let now = self.clock.now();
-            match map.get_mut(id) {
-                Some((session, expires)) if *expires > now => {
-                    *expires = now + ttl;
-                    Some(session.clone())
-                }
-                Some(_) => {
-                    map.remove(id);
-                    None
-                }
-                None => None,
-            }
-        };
-        StoreFuture::ready(Ok(result))
-    }
-
-    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionError>> {
-        StoreFuture::ready(Ok(self.lock().remove(id).is_some()))
-    }
-
-    fn update(&self, session: Session) -> StoreFuture<'_, Result<bool, SessionError>> {
-        let result = match self.lock().get_mut(&session.id) {
-            Some((stored, _)) => {
-                *stored = Arc::new(session);
-                true
-            }
-            None => false,
-        };
-        StoreFuture::ready(Ok(result))
-    }
-}
-
 /// A new session id: 128 bits from the operating system's CSPRNG, as hex.
 pub fn new_session_id() -> Result<String, SessionError> {
     let mut bytes = [0u8; 16];
@@ -292,52 +220,6 @@ pub fn new_session_id() -> Result<String, SessionError> {
 mod tests {
     use super::*;
 
-    use rpc::clock::ManualClock;
-
-    fn session(id: &str) -> Session {
-        Session::new(id, "mcp/v1", ProtocolVersion::V2025_11_25)
-    }
-
-    #[tokio::test]
-    async fn expires_and_slides() {
-        let clock = Arc::new(ManualClock::new());
-        let store = InMemorySessionStore::with_clock(10, clock.clone());
-        let ttl = Duration::from_secs(40);
-        store.create(session("a"), ttl).await.unwrap();
-        clock.advance(Duration::from_secs(25));
-        assert!(store.get("a", ttl).await.unwrap().is_some(), "a hit extends the session");
-        clock.advance(Duration::from_secs(25));
-        assert!(store.get("a", ttl).await.unwrap().is_some(), "50 s after creation, 25 s after the last use");
-        clock.advance(Duration::from_secs(39));
-        assert!(store.get("a", ttl).await.unwrap().is_some(), "39 s idle is within the ttl");
-        clock.advance(Duration::from_secs(40));
-        assert!(store.get("a", ttl).await.unwrap().is_none(), "idle for the whole ttl");
-        assert!(store.is_empty(), "an expired session is dropped when found");
-    }
-
-    #[tokio::test]
-    async fn bounded() {
-        let store = InMemorySessionStore::new(1);
-        let ttl = Duration::from_secs(60);
-        store.create(session("a"), ttl).await.unwrap();
-        assert_eq!(store.create(session("b"), ttl).await, Err(SessionError::Full));
-        assert!(store.remove("a").await.unwrap());
-        assert!(!store.remove("a").await.unwrap());
-        store.create(session("b"), ttl).await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn update_replaces_a_live_session_only() {
-        let store = InMemorySessionStore::new(10);
-        let ttl = Duration::from_secs(60);
-        store.create(session("a"), ttl).await.unwrap();
-        let mut changed = session("a");
-        changed.log_level = Some(rpc::LogLevel::Warning);
-        assert!(store.update(changed).await.unwrap());
-        assert_eq!(store.get("a", ttl).await.unwrap().unwrap().log_level, Some(rpc::LogLevel::Warning));
-        assert!(!store.update(session("gone")).await.unwrap());
-    }
-
     #[test]
     fn ids_are_random_hex() {
         let a = new_session_id().unwrap();
@@ -345,5 +227,19 @@ mod tests {
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn the_view_shows_the_kept_client_info() {
+        let info = ClientInfo::parse(r#"{"name": "cli", "version": "2", "extra": [1, 2, 3]}"#);
+        let session = Session::new("a", "mcp/v1", ProtocolVersion::V2025_11_25)
+            .with_client_info(info)
+            .with_client_capabilities(vec!["sampling".into()]);
+        let view = session.client_view(ProtocolVersion::V2025_11_25);
+        assert_eq!(view.info(), Some(&serde_json::json!({"name": "cli", "version": "2"})));
+        assert_eq!(view.capabilities(), Some(&serde_json::json!({"sampling": {}})));
+        let stored = serde_json::to_string(&session).unwrap();
+        let back: Session = serde_json::from_str(&stored).unwrap();
+        assert_eq!(back, session, "a session survives a network store: {stored}");
     }
 }

@@ -1,0 +1,73 @@
+//! The resident memory of this process (server and client both) while
+//! clients open sessions with 4 MiB `clientInfo` and `capabilities`: it
+//! must not grow with the sessions. Its own test binary, with one test, so
+//! nothing else runs in the process while it measures.
+
+use e2e_tests::TestServer;
+use rpc::Environment;
+use serde_json::{Value, json};
+
+/// `VmRSS` of this process, in bytes.
+fn resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("a VmRSS line");
+    let kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmRSS in kB");
+    kib * 1024
+}
+
+fn initialize(capabilities: Value, client_info: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": client_info
+    }})
+    .to_string()
+}
+
+async fn post(client: &reqwest::Client, url: &str, body: &str) -> u16 {
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("request sent");
+    let status = response.status().as_u16();
+    let _ = response.bytes().await;
+    status
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_with_huge_client_info_do_not_grow_memory() {
+    const MIB: u64 = 1024 * 1024;
+    let server = TestServer::catalog(Environment::Prod).await;
+    let url = server.url("/mcp/v1");
+    let client = reqwest::Client::new();
+    // Big in bytes, moderate in values (45,000 strings): what a JSON
+    // complexity limit lets through.
+    let pad: Vec<String> = (0..45_000).map(|i| format!("{i:0>80}")).collect();
+    let strings = initialize(json!({}), json!({"name": "x", "version": "1", "pad": pad}));
+    let capabilities = initialize(json!({"sampling": {}, "pad": pad}), json!({"name": "x", "version": "1"}));
+    // The attacker's shape: 2 million values (a complexity limit may refuse it first).
+    // Built as text: as a `Value` it would take 64 MiB of this process's memory.
+    let zeros = initialize(json!({}), json!({"name": "x", "version": "1", "pad": "PAD"}))
+        .replace(r#""PAD""#, &format!("[{}0]", "0,".repeat(2_000_000)));
+    assert!(strings.len() > 3_700_000 && capabilities.len() > 3_700_000 && zeros.len() > 4_000_000);
+
+    for _ in 0..2 {
+        assert_eq!(post(&client, &url, &strings).await, 200, "warm-up");
+    }
+    let before = resident_bytes();
+    for _ in 0..20 {
+        assert_eq!(post(&client, &url, &strings).await, 200);
+        assert_eq!(post(&client, &url, &capabilities).await, 200);
+    }
+    for _ in 0..5 {
+        // The status is not checked: a server with a complexity limit refuses this body.
+        post(&client, &url, &zeros).await;
+    }
+    let grown = resident_bytes().saturating_sub(before);
+    eprintln!("45 sessions opened with 4 MiB each: resident memory grew by {} KiB", grown / 1024);
+    // Kept as sent, these sessions would hold about 240 MiB of strings and
+    // 700 MiB of zeros; what remains here is allocator slack.
+    assert!(grown < 64 * MIB, "resident memory grew by {} MiB", grown / MIB);
+}
