@@ -193,3 +193,19 @@ async fn production_error_bodies_leak_no_internals() {
         }
     }
 }
+
+#[tokio::test]
+async fn errors_never_echo_large_input() {
+    let server = TestServer::catalog(Environment::Prod).await;
+    let big = "m".repeat(MIB);
+    let unknown = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{big}"}}"#);
+    let wrong_shape = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{{"id":"{big}"}}}}"#);
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{big}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    );
+    for (path, body) in [("/rpc", &unknown), ("/rpc", &wrong_shape), ("/mcp/v1", &unknown), ("/mcp/v1", &init)] {
+        let (_, json, _) = post(&server, path, body).await;
+        let size = json.to_string().len();
+        assert!(size < 4096, "{path}: {size} bytes answered a request of {} bytes: {}", body.len(), &json.to_string()[..200]);
+    }
+}
