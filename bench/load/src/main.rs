@@ -250,6 +250,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
     }
     up.map_err(|e| format!("server at {} does not answer a valid call: {e}", cli.addr))?;
 
+    let bodies = Arc::new(valid::Bodies::new());
     let new_shared = |total: u64| {
         Arc::new(Shared {
             target: target.clone(),
@@ -260,6 +261,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
             cap,
             capped: AtomicBool::new(false),
             ready: AtomicUsize::new(0),
+            bodies: bodies.clone(),
         })
     };
     let warm = new_shared(cli.warmup);
@@ -332,7 +334,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
         // The measured calls; the session setup (initialize) is not one.
         if CALL_CLASSES.contains(name) {
             all_lat.extend_from_slice(&c.latencies_us);
-            ok += c.outcomes.get("ok").copied().unwrap_or(0);
+            ok += c.ok;
             sent += c.sent;
         }
     }

@@ -17,6 +17,8 @@ pub const SAMPLE_BYTES: usize = 300;
 pub struct ClassStats {
     /// Requests (or connections, for slow clients) attempted.
     pub sent: u64,
+    /// Successful valid calls (counted apart from `outcomes` to keep the hot path cheap).
+    pub ok: u64,
     /// Outcome key (`"ok"`, `"200 rpc -32602"`, `"413"`, `"closed"`, `"timeout"`, ...) → count.
     pub outcomes: BTreeMap<String, u64>,
     /// Latencies in µs (valid calls only; slow clients: time until the server acted).
@@ -48,6 +50,7 @@ impl ClassStats {
 
     fn merge(&mut self, other: ClassStats) {
         self.sent += other.sent;
+        self.ok += other.ok;
         for (k, v) in other.outcomes {
             *self.outcomes.entry(k).or_insert(0) += v;
         }
@@ -65,6 +68,9 @@ impl ClassStats {
 
     /// The class as JSON (latencies as percentiles).
     pub fn report(&mut self) -> Value {
+        if self.ok > 0 {
+            *self.outcomes.entry("ok".into()).or_insert(0) += std::mem::take(&mut self.ok);
+        }
         let mut v = json!({
             "sent": self.sent,
             "outcomes": self.outcomes,

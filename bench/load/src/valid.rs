@@ -53,6 +53,8 @@ pub struct Shared {
     pub capped: AtomicBool,
     /// Workers that finished their setup (connection, MCP session).
     pub ready: AtomicUsize,
+    /// The request bodies.
+    pub bodies: Arc<Bodies>,
 }
 
 /// The `initialize` request body (also used by the hostile flood).
@@ -155,16 +157,95 @@ fn check(response: &Response, mcp: bool) -> Result<(), String> {
     }
 }
 
-/// One valid worker: its connection and MCP session.
+/// Request headers, shared without copying.
+type Headers = Arc<[(HeaderName, HeaderValue)]>;
+
+/// The bodies of the valid calls, built once: for each product id 1–100,
+/// a `get` and a `search` of each kind (JSON-RPC, MCP session, MCP
+/// stateless). Calls cycle through them, so no call formats anything.
+pub struct Bodies {
+    rpc_get: Vec<Bytes>,
+    rpc_search: Vec<Bytes>,
+    /// `[get, search]` tools/call bodies for a session.
+    session: [Vec<Bytes>; 2],
+    /// `[get, search]` 2026-07-28 tools/call bodies.
+    stateless: [Vec<Bytes>; 2],
+}
+
+/// The tools the MCP calls alternate between.
+const TOOLS: [&str; 2] = ["Catalog.get", "Catalog.search"];
+
+impl Bodies {
+    /// Builds every body.
+    pub fn new() -> Bodies {
+        let ids = 1..=100u64;
+        let rpc = |method: &str, params: &dyn Fn(u64) -> String| -> Vec<Bytes> {
+            ids.clone()
+                .map(|id| {
+                    Bytes::from(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{}}}"#, params(id)))
+                })
+                .collect()
+        };
+        let get = |id: u64| format!(r#"{{"id":{id}}}"#);
+        let search = |id: u64| format!(r#"{{"query":"n{id}","limit":5}}"#);
+        let args: [&dyn Fn(u64) -> String; 2] = [&get, &search];
+        let session = |t: usize| -> Vec<Bytes> {
+            ids.clone()
+                .map(|id| {
+                    Bytes::from(format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{}}}}}"#,
+                        TOOLS[t],
+                        args[t](id)
+                    ))
+                })
+                .collect()
+        };
+        let stateless =
+            |t: usize| -> Vec<Bytes> { ids.clone().map(|id| stateless_body(id, TOOLS[t], &args[t](id))).collect() };
+        Bodies {
+            rpc_get: rpc("Catalog.get", &get),
+            rpc_search: rpc("Catalog.search", &|id| format!(r#"{{"query":"n{id}"}}"#)),
+            session: [session(0), session(1)],
+            stateless: [stateless(0), stateless(1)],
+        }
+    }
+}
+
+/// `extra` plus the bearer token, if any.
+fn with_bearer(target: &Target, mut extra: Vec<(HeaderName, HeaderValue)>) -> Headers {
+    if let Some(b) = &target.bearer {
+        extra.push((AUTHORIZATION, b.clone()));
+    }
+    extra.into()
+}
+
+/// One valid worker: its connection, its MCP session, its headers.
 struct Worker {
     shared: Arc<Shared>,
     conn: Option<Conn>,
-    session: Option<HeaderValue>,
     stats: Stats,
-    bearer: Vec<(HeaderName, HeaderValue)>,
+    rpc: Headers,
+    initialize: Headers,
+    /// Headers of calls in the worker's session, once it has one.
+    session: Option<Headers>,
+    /// `[get, search]` headers of stateless calls.
+    stateless: [Headers; 2],
 }
 
 impl Worker {
+    fn new(shared: Arc<Shared>) -> Worker {
+        let t = &shared.target;
+        Worker {
+            conn: None,
+            stats: Stats::default(),
+            rpc: with_bearer(t, Vec::new()),
+            initialize: with_bearer(t, vec![(hyper::header::ACCEPT, HeaderValue::from_static(ACCEPT_MCP))]),
+            session: None,
+            stateless: [with_bearer(t, stateless_headers(TOOLS[0])), with_bearer(t, stateless_headers(TOOLS[1]))],
+            shared,
+        }
+    }
+
     /// The open connection, (re)opened if needed.
     async fn conn(&mut self, deadline: Instant) -> Result<&mut Conn, Outcome> {
         if self.conn.as_ref().is_none_or(Conn::is_closed) {
@@ -178,12 +259,11 @@ impl Worker {
         &mut self,
         class: &'static str,
         path: &str,
-        mut headers: Vec<(HeaderName, HeaderValue)>,
+        headers: Headers,
         body: Bytes,
         mcp: bool,
     ) -> Option<Response> {
         let deadline = until(self.shared.timeout, self.shared.cap);
-        headers.extend(self.bearer.iter().cloned());
         let sent = body.len() as u64;
         let start = Instant::now();
         let shared = self.shared.clone();
@@ -200,7 +280,7 @@ impl Worker {
                 stats.max_response_bytes = stats.max_response_bytes.max(response.body.len() as u64);
                 match check(&response, mcp) {
                     Ok(()) => {
-                        stats.outcome("ok");
+                        stats.ok += 1;
                         stats.latencies_us.push(elapsed.as_micros().min(u32::MAX as u128) as u32);
                     }
                     Err(key) => {
@@ -224,7 +304,7 @@ impl Worker {
     /// Opens an MCP session (`initialize`, then `notifications/initialized`).
     async fn open_session(&mut self) {
         self.session = None;
-        let headers = vec![(hyper::header::ACCEPT, HeaderValue::from_static(ACCEPT_MCP))];
+        let headers = self.initialize.clone();
         let Some(response) =
             self.call("valid.mcp.initialize", MCP_PATH, headers, initialize_body("bench-load"), false).await
         else {
@@ -236,10 +316,10 @@ impl Worker {
             stats.outcome("no_session_id");
             return;
         };
-        let mut headers = session_headers(&session);
-        headers.extend(self.bearer.iter().cloned());
-        let deadline = until(self.shared.timeout, self.shared.cap);
+        let headers = with_bearer(&self.shared.target, session_headers(&session));
         let body = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        // 202 Accepted and no body: not a JSON-RPC answer, so checked here.
+        let deadline = until(self.shared.timeout, self.shared.cap);
         let shared = self.shared.clone();
         let result = match self.conn(deadline).await {
             Ok(conn) => conn.post(&shared.target, MCP_PATH, &headers, body, deadline).await,
@@ -248,7 +328,7 @@ impl Worker {
         let stats = self.stats.class("valid.mcp.initialized");
         stats.sent += 1;
         match result {
-            Ok(r) if r.status.is_success() => stats.outcome("ok"),
+            Ok(r) if r.status.is_success() => stats.ok += 1,
             Ok(r) => {
                 stats.failures += 1;
                 stats.sample(|| format!("HTTP {}: {}", r.status, excerpt(&r.body)));
@@ -257,56 +337,48 @@ impl Worker {
             Err(outcome) => {
                 stats.failures += 1;
                 stats.outcome(outcome.key());
+                self.conn = None;
             }
         }
-        self.session = Some(session);
+        self.session = Some(headers);
     }
 
-    /// Call number `i`: the kind cycles rpc.get, rpc.search, mcp.session, mcp.stateless.
+    /// Call number `i`: the kind cycles rpc.get, rpc.search, mcp.session,
+    /// mcp.stateless; MCP calls alternate `get` and `search`; ids cycle 1–100.
     async fn call_number(&mut self, i: u64) {
-        let id = i % 100 + 1;
-        let get = (i / 4).is_multiple_of(2);
-        let (tool, arguments) = if get {
-            ("Catalog.get", format!(r#"{{"id":{id}}}"#))
-        } else {
-            ("Catalog.search", format!(r#"{{"query":"n{id}","limit":5}}"#))
-        };
+        let bodies = &self.shared.bodies;
+        let id = (i % 100) as usize;
+        let tool = ((i / 4) % 2) as usize;
         match i % 4 {
             0 => {
-                let body = Bytes::from(format!(
-                    r#"{{"jsonrpc":"2.0","id":{i},"method":"Catalog.get","params":{{"id":{id}}}}}"#
-                ));
-                self.call("valid.rpc.get", "/rpc", Vec::new(), body, false).await;
+                let body = bodies.rpc_get[id].clone();
+                self.call("valid.rpc.get", "/rpc", self.rpc.clone(), body, false).await;
             }
             1 => {
-                let body = Bytes::from(format!(
-                    r#"{{"jsonrpc":"2.0","id":{i},"method":"Catalog.search","params":{{"query":"n{id}"}}}}"#
-                ));
-                self.call("valid.rpc.search", "/rpc", Vec::new(), body, false).await;
+                let body = bodies.rpc_search[id].clone();
+                self.call("valid.rpc.search", "/rpc", self.rpc.clone(), body, false).await;
             }
             2 => {
+                let body = bodies.session[tool][id].clone();
                 if self.session.is_none() {
                     self.open_session().await;
                 }
-                let Some(session) = self.session.clone() else {
+                let Some(headers) = self.session.clone() else {
                     let stats = self.stats.class("valid.mcp.session");
                     stats.sent += 1;
                     stats.failures += 1;
                     stats.outcome("no_session");
                     return;
                 };
-                let body = Bytes::from(format!(
-                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
-                ));
-                let response = self.call("valid.mcp.session", MCP_PATH, session_headers(&session), body, true).await;
+                let response = self.call("valid.mcp.session", MCP_PATH, headers, body, true).await;
                 // A lost session is a failure (counted above); open a new one for the next call.
                 if response.is_some_and(|r| r.status == hyper::StatusCode::NOT_FOUND) {
                     self.session = None;
                 }
             }
             _ => {
-                let body = stateless_body(i, tool, &arguments);
-                self.call("valid.mcp.stateless", MCP_PATH, stateless_headers(tool), body, true).await;
+                let body = bodies.stateless[tool][id].clone();
+                self.call("valid.mcp.stateless", MCP_PATH, self.stateless[tool].clone(), body, true).await;
             }
         }
     }
@@ -315,8 +387,7 @@ impl Worker {
 /// Runs one valid worker: setup (connection, MCP session), then — once `go`
 /// turns true — calls until the shared counter reaches the total or the cap.
 pub async fn worker(shared: Arc<Shared>, mut go: watch::Receiver<bool>) -> Stats {
-    let bearer = shared.target.bearer.clone().map(|b| vec![(AUTHORIZATION, b)]).unwrap_or_default();
-    let mut w = Worker { shared: shared.clone(), conn: None, session: None, stats: Stats::default(), bearer };
+    let mut w = Worker::new(shared.clone());
     w.open_session().await;
     shared.ready.fetch_add(1, Ordering::SeqCst);
     if go.wait_for(|go| *go).await.is_err() {
