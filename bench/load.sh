@@ -14,7 +14,8 @@
 # Exits non-zero when the server crashed, when any valid call got an error
 # (or no answer), when a run hit the tool's wall-clock cap, or when the
 # server's RSS after settling is above baseline + max(RSS_SLACK_MIB,
-# RSS_SLACK_PCT % of baseline) or its open fds above baseline + FD_SLACK.
+# RSS_SLACK_PCT % of baseline) or its open fds above baseline + FD_SLACK, or
+# (with TOKEN) when a request with a wrong or missing token was served.
 #
 #   bench/load.sh             full run (about 2–3 minutes of load)
 #   QUICK=1 bench/load.sh     CI-sized run (about 1 minute of load)
@@ -29,7 +30,9 @@
 #   SLOW_SECS=20/6         how long a slow client holds on at most
 #   HOSTILE_WORKERS=4      concurrent hostile requests
 #   AUTH=50/10             wrong- and missing-token requests each (only with TOKEN)
-#   TOKEN                  send "Authorization: Bearer $TOKEN" on valid calls
+#   TOKEN                  send "Authorization: Bearer $TOKEN" on valid (and hostile)
+#                          calls, and test wrong/missing tokens: the server must be
+#                          configured with the same token (SERVER_ARGS)
 #   SERVER_ARGS            extra arguments for the catalog (e.g. its token option)
 #   SETTLE=10/5            seconds after a run before the final memory sample
 #   MAX_SECS=300/120       the tool's hard wall-clock cap per run

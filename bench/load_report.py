@@ -11,7 +11,8 @@ the run failed:
 * a run stopped by the tool's wall-clock cap (valid calls left unsent);
 * RSS after settling above baseline + max(RSS_SLACK_MIB, RSS_SLACK_PCT % of
   baseline), baseline being the attack-free run's sample after its warm-up;
-* open fds after settling above that baseline's + FD_SLACK.
+* open fds after settling above that baseline's + FD_SLACK;
+* with a token, any request with a wrong or missing token answered 2xx.
 
 Standard library only.
 """
@@ -69,7 +70,11 @@ def main():
         if util is not None and util > 0.9:
             warnings.append(f"{mode} run: the load tool used {pct(util)} of its CPU: it may be the bottleneck")
         for name, c in r["classes"].items():
-            if c.get("unexpected"):
+            served = sum(n for k, n in c["outcomes"].items() if k.startswith("2"))
+            if name.startswith("auth.") and served:
+                failures.append(f"{mode} run: {name}: {served} request(s) with a wrong or missing token were served "
+                                "(is the server configured with the token? see SERVER_ARGS)")
+            elif c.get("unexpected"):
                 warnings.append(f"{mode} run: {name}: {c['unexpected']} unexpected outcome(s), e.g. "
                                 + "; ".join(c["samples"][:2]))
     if not meta.get("server_alive_at_end", True):
@@ -147,6 +152,12 @@ def summary(rep):
         crash = "no" if s.get("alive_after") and s.get("health_after") == "ok" else "**yes**"
         L.append(f"| {mode} | {mib(b.get('rss_kib'))} | {mib(s.get('peak_rss_kib'))} | {mib(a.get('rss_kib'))} | "
                  f"{mib(a.get('hwm_kib'))} | {b.get('fds', '–')} | {s.get('peak_fds', '–')} | {a.get('fds', '–')} | {crash} |")
+    mixed = runs.get("mixed")
+    if mixed:
+        hostile = sum(c["bytes_sent"] for n, c in mixed["classes"].items() if not n.startswith("valid."))
+        L += ["", f"The hostile traffic of the mixed run sent {hostile / 2**20:.0f} MiB; its last request (slow clients "
+              f"aside) was answered {mixed.get('hostile_jobs_s', 0):.1f} s after the start, the valid calls took "
+              f"{mixed['valid']['wall_s']:.1f} s."]
     if mem:
         L += ["", f"Memory check: RSS after the mixed run and {meta.get('settle_secs', '?')} s of settling "
               f"{mib(mem['after_rss_kib'])} MiB, allowed {mib(mem['allowed_after_rss_kib'])} MiB "

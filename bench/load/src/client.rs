@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::client::conn::http1;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, StatusCode};
@@ -17,6 +17,10 @@ use hyper_util::rt::TokioIo;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 use tokio::time::{Instant, timeout_at};
+
+/// The largest response body read; a longer one is an error (a misbehaving
+/// server must not make the tool buffer without bound).
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Why a request got no HTTP response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,7 +130,13 @@ impl Conn {
             self.sender.ready().await.map_err(|e| hyper_outcome(&e))?;
             let response = self.sender.send_request(request).await.map_err(|e| hyper_outcome(&e))?;
             let (parts, body) = response.into_parts();
-            let body = body.collect().await.map_err(|e| hyper_outcome(&e))?.to_bytes();
+            let body = Limited::new(body, MAX_RESPONSE_BYTES).collect().await.map_err(|e| {
+                match e.downcast::<hyper::Error>() {
+                    Ok(e) => hyper_outcome(&e),
+                    Err(e) => Outcome::Error(e.to_string()),
+                }
+            })?;
+            let body = body.to_bytes();
             Ok(Response { status: parts.status, headers: parts.headers, body })
         };
         match timeout_at(deadline, exchange).await {

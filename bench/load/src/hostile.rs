@@ -173,8 +173,9 @@ fn jobs(mix: &Mix, with_token: bool) -> Vec<Job> {
 
 /// Runs the whole hostile mix beside the valid calls of `shared`; returns
 /// when every job and slow client is done (each bounded by its own deadline
-/// and by the cap).
-pub async fn run(shared: Arc<Shared>, mix: Mix, hold_cap: Instant) -> Stats {
+/// and by the cap), with the seconds the jobs (not the slow clients) took.
+pub async fn run(shared: Arc<Shared>, mix: Mix, hold_cap: Instant) -> (Stats, f64) {
+    let start = Instant::now();
     let mut slow = Vec::new();
     for kind in [Slow::Slowloris, Slow::ShortBody, Slow::Idle] {
         for _ in 0..mix.slow {
@@ -192,13 +193,18 @@ pub async fn run(shared: Arc<Shared>, mix: Mix, hold_cap: Instant) -> Stats {
         workers.push(tokio::spawn(async move { worker(shared, jobs, payloads, next, mix).await }));
     }
     let mut stats = Stats::default();
-    for handle in workers.into_iter().chain(slow) {
+    let mut jobs_s = 0.0;
+    let n = workers.len();
+    for (i, handle) in workers.into_iter().chain(slow).enumerate() {
         match handle.await {
             Ok(s) => stats.merge(s),
             Err(e) => stats.class("tool.panicked").sample(|| e.to_string()),
         }
+        if i + 1 == n {
+            jobs_s = start.elapsed().as_secs_f64();
+        }
     }
-    stats
+    (stats, jobs_s)
 }
 
 /// Waits until job `j` of `n` is due: when the valid calls are that far along.

@@ -168,7 +168,7 @@ async fn phase(
     concurrency: usize,
     hostile: Option<(hostile::Mix, Instant)>,
     pid: Option<u32>,
-) -> (Stats, CpuWindow, Stats) {
+) -> (Stats, CpuWindow, Stats, f64) {
     let (go_tx, go_rx) = watch::channel(false);
     let workers: Vec<_> =
         (0..concurrency).map(|_| tokio::spawn(valid::worker(shared.clone(), go_rx.clone()))).collect();
@@ -191,14 +191,15 @@ async fn phase(
     }
     let window = start.until(&CpuMark::now(pid));
     let mut hostile_stats = Stats::default();
+    let mut jobs_s = 0.0;
     if let Some(a) = attack {
         match tokio::time::timeout_at(last, a).await {
-            Ok(Ok(s)) => hostile_stats = s,
+            Ok(Ok((s, t))) => (hostile_stats, jobs_s) = (s, t),
             Ok(Err(e)) => hostile_stats.class("tool.panicked").sample(|| e.to_string()),
             Err(_) => hostile_stats.class("tool.stuck").outcome("hostile"),
         }
     }
-    (stats, window, hostile_stats)
+    (stats, window, hostile_stats, jobs_s)
 }
 
 /// The classes of the measured valid calls (latency and throughput).
@@ -265,7 +266,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
         })
     };
     let warm = new_shared(cli.warmup);
-    let (warm_stats, _, _) = phase(warm.clone(), cli.concurrency, None, pid).await;
+    let (warm_stats, _, _, _) = phase(warm.clone(), cli.concurrency, None, pid).await;
     let warm_failures: u64 = warm_stats.classes.values().map(|c| c.failures).sum();
     // The warm-up's connections are closed; give the server a moment to see it.
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -305,7 +306,8 @@ async fn run(cli: &Cli) -> Result<Value, String> {
     };
     let t0 = CpuMark::now(pid);
     let hostile = (cli.mode == Mode::Mixed).then_some((mix, cap));
-    let (mut valid_stats, valid_window, mut hostile_stats) = phase(shared.clone(), cli.concurrency, hostile, pid).await;
+    let (mut valid_stats, valid_window, mut hostile_stats, hostile_jobs_s) =
+        phase(shared.clone(), cli.concurrency, hostile, pid).await;
     let run_window = t0.until(&CpuMark::now(pid));
     let valid_wall = valid_window.wall_s;
     running.store(false, Ordering::Relaxed);
@@ -366,6 +368,8 @@ async fn run(cli: &Cli) -> Result<Value, String> {
         "capped": capped,
         "warmup_failures": warm_failures,
         "run_wall_s": run_window.wall_s,
+        // When the last hostile request (slow clients aside) was answered, from the start of the run.
+        "hostile_jobs_s": hostile_jobs_s,
         "valid": {
             "requests": measured, "sent": sent, "ok": ok, "failures": failures,
             "wall_s": valid_wall,
