@@ -46,8 +46,8 @@ def main():
     meta = load(os.path.join(out, "meta.json")) or {}
     runs = {m: load(os.path.join(out, f"{m}.json")) for m in ("clean", "mixed")}
     limits = meta.get("limits", {})
-    slack_mib = float(limits.get("rss_slack_mib", 64))
-    slack_pct = float(limits.get("rss_slack_pct", 50))
+    slack_mib = float(limits.get("rss_slack_mib", 16))
+    slack_pct = float(limits.get("rss_slack_pct", 25))
     fd_slack = int(limits.get("fd_slack", 8))
 
     failures, warnings = [], []
@@ -98,6 +98,9 @@ def main():
         if after["rss_kib"] > allowed:
             failures.append(f"RSS after settling {mib(after['rss_kib'])} MiB > allowed {mib(allowed)} MiB "
                             f"(baseline {mib(base['rss_kib'])} MiB + max({slack_mib:g} MiB, {slack_pct:g} %))")
+        if peak <= allowed:
+            warnings.append(f"the attack's RSS peak ({mib(peak)} MiB) stays within the allowance ({mib(allowed)} MiB): "
+                            "a server that kept all of it would pass; raise the hostile mix or lower RSS_SLACK_MIB")
         if after["fds"] > base["fds"] + fd_slack:
             failures.append(f"open fds after settling {after['fds']} > baseline {base['fds']} + {fd_slack}")
     elif clean and mixed:
