@@ -29,6 +29,8 @@
 #   SLOW=20/5              slow connections of each kind (slowloris, short body, idle)
 #   SLOW_SECS=20/6         how long a slow client holds on at most
 #   HOSTILE_WORKERS=4      concurrent hostile requests
+#   CLIENT=hyper           HTTP client of the valid calls: hyper, or lean (less CPU per
+#                          call, for when the summary says the tool may be the bottleneck)
 #   AUTH=50/10             wrong- and missing-token requests each (only with TOKEN)
 #   TOKEN                  send "Authorization: Bearer $TOKEN" on valid (and hostile)
 #                          calls, and test wrong/missing tokens: the server must be
@@ -56,7 +58,7 @@ else
   : "${REQUESTS:=200000}" "${CONCURRENCY:=32}" "${WARMUP:=10000}" "${INVALID:=50}" "${OVERSIZED:=20}" "${FLOOD:=2000}"
   : "${SLOW:=20}" "${SLOW_SECS:=20}" "${AUTH:=50}" "${SETTLE:=10}" "${MAX_SECS:=300}"
 fi
-: "${HOSTILE_WORKERS:=4}" "${RSS_SLACK_MIB:=16}" "${RSS_SLACK_PCT:=25}" "${FD_SLACK:=8}" "${TOKEN:=}" "${SERVER_ARGS:=}"
+: "${HOSTILE_WORKERS:=4}" "${CLIENT:=hyper}" "${RSS_SLACK_MIB:=16}" "${RSS_SLACK_PCT:=25}" "${FD_SLACK:=8}" "${TOKEN:=}" "${SERVER_ARGS:=}"
 RESULTS=${RESULTS:-$bench/data/$(date -u +%Y%m%dT%H%M%SZ)}
 TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 CATALOG=${CATALOG:-$TARGET_DIR/release/catalog}
@@ -116,7 +118,7 @@ echo "== server pid $SPID at $addr" >&2
 
 # --- runs ----------------------------------------------------------------------------
 common=(--addr "$addr" --pid "$SPID" --requests "$REQUESTS" --concurrency "$CONCURRENCY" --warmup "$WARMUP"
-        --settle-secs "$SETTLE" --max-secs "$MAX_SECS")
+        --settle-secs "$SETTLE" --max-secs "$MAX_SECS" --client "$CLIENT")
 [ -n "$TOKEN" ] && common+=(--token "$TOKEN")
 hostile=(--invalid "$INVALID" --oversized "$OVERSIZED" --flood "$FLOOD" --auth "$AUTH" --slow "$SLOW"
          --slow-secs "$SLOW_SECS" --hostile-workers "$HOSTILE_WORKERS")
@@ -150,7 +152,7 @@ panics=$(grep -ci 'panick' "$RESULTS/server.log" || true)
   echo "  \"git_rev\": $(py_str "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"),"
   echo "  \"git_dirty\": $( [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false),"
   echo "  \"server_args\": $(py_str "$SERVER_ARGS"), \"token\": $( [ -n "$TOKEN" ] && echo true || echo false),"
-  echo "  \"settle_secs\": $SETTLE,"
+  echo "  \"settle_secs\": $SETTLE, \"client\": $(py_str "$CLIENT"),"
   echo "  \"server_alive_at_end\": $alive, \"server_exit_status\": $status, \"server_log_panics\": $panics,"
   echo "  \"limits\": {\"rss_slack_mib\": $RSS_SLACK_MIB, \"rss_slack_pct\": $RSS_SLACK_PCT, \"fd_slack\": $FD_SLACK}"
   echo "}"

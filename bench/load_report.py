@@ -68,7 +68,8 @@ def main():
                             f"{v['requests']} of {r['config']['requests']} valid calls sent")
         util = r.get("cpu_valid_window", {}).get("tool_util")
         if util is not None and util > 0.9:
-            warnings.append(f"{mode} run: the load tool used {pct(util)} of its CPU: it may be the bottleneck")
+            warnings.append(f"{mode} run: the load tool used {pct(util)} of its CPU: it may be the bottleneck "
+                            "(CLIENT=lean costs less per call; or lower CONCURRENCY)")
         for name, c in r["classes"].items():
             served = sum(n for k, n in c["outcomes"].items() if k.startswith("2"))
             if name.startswith("auth.") and served:

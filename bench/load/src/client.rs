@@ -146,6 +146,54 @@ impl Conn {
     }
 }
 
+/// Which HTTP client the valid calls use (`--client`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientKind {
+    /// hyper's HTTP/1.1 client connection.
+    Hyper,
+    /// [`crate::lean`]: less than half of hyper's user-space work per call.
+    Lean,
+}
+
+/// A keep-alive connection of either client.
+pub enum Client {
+    Hyper(Conn),
+    Lean(crate::lean::LeanConn),
+}
+
+impl Client {
+    /// Opens a connection of `kind`, giving up at `deadline`.
+    pub async fn open(kind: ClientKind, addr: SocketAddr, deadline: Instant) -> Result<Client, Outcome> {
+        Ok(match kind {
+            ClientKind::Hyper => Client::Hyper(Conn::open(addr, deadline).await?),
+            ClientKind::Lean => Client::Lean(crate::lean::LeanConn::open(addr, deadline).await?),
+        })
+    }
+
+    /// Whether the connection can no longer be used.
+    pub fn is_closed(&mut self) -> bool {
+        match self {
+            Client::Hyper(c) => c.is_closed(),
+            Client::Lean(c) => c.is_closed(),
+        }
+    }
+
+    /// See [`Conn::post`].
+    pub async fn post(
+        &mut self,
+        target: &Target,
+        path: &str,
+        headers: &[(HeaderName, HeaderValue)],
+        body: Bytes,
+        deadline: Instant,
+    ) -> Result<Response, Outcome> {
+        match self {
+            Client::Hyper(c) => c.post(target, path, headers, body, deadline).await,
+            Client::Lean(c) => c.post(target, path, headers, body, deadline).await,
+        }
+    }
+}
+
 /// Closed or reset connections are [`Outcome::Closed`]; the rest keep their message.
 fn hyper_outcome(e: &hyper::Error) -> Outcome {
     if e.is_closed() || e.is_incomplete_message() || e.is_canceled() {

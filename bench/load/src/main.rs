@@ -14,6 +14,7 @@
 
 mod client;
 mod hostile;
+mod lean;
 mod procfs;
 mod raw;
 mod stats;
@@ -62,6 +63,12 @@ struct Cli {
     /// Valid calls in the measured run.
     #[arg(long, default_value_t = 100_000)]
     requests: u64,
+    /// The kinds of valid call, cycled in this order.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "rpc.get,rpc.search,mcp.session,mcp.stateless")]
+    calls: Vec<valid::Kind>,
+    /// HTTP client of the valid calls: hyper, or lean (less than half of hyper's user-space work per call).
+    #[arg(long, value_enum, default_value = "hyper")]
+    client: client::ClientKind,
     /// Concurrent valid workers (one keep-alive connection each).
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
@@ -252,6 +259,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
     up.map_err(|e| format!("server at {} does not answer a valid call: {e}", cli.addr))?;
 
     let bodies = Arc::new(valid::Bodies::new());
+    let kinds: Arc<[valid::Kind]> = cli.calls.clone().into();
     let new_shared = |total: u64| {
         Arc::new(Shared {
             target: target.clone(),
@@ -263,6 +271,8 @@ async fn run(cli: &Cli) -> Result<Value, String> {
             capped: AtomicBool::new(false),
             ready: AtomicUsize::new(0),
             bodies: bodies.clone(),
+            kinds: kinds.clone(),
+            client: cli.client,
         })
     };
     let warm = new_shared(cli.warmup);
@@ -357,6 +367,8 @@ async fn run(cli: &Cli) -> Result<Value, String> {
         "mode": match cli.mode { Mode::Clean => "clean", Mode::Mixed => "mixed" },
         "config": {
             "addr": cli.addr.to_string(), "requests": cli.requests, "concurrency": cli.concurrency,
+            "client": format!("{:?}", cli.client),
+            "calls": cli.calls.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>(),
             "warmup": cli.warmup, "token": cli.token.is_some(), "timeout_ms": cli.timeout_ms,
             "max_secs": cli.max_secs, "settle_secs": cli.settle_secs,
             "invalid_each": cli.invalid, "oversized_each": cli.oversized, "flood": cli.flood,

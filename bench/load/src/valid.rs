@@ -24,7 +24,7 @@ use serde::de::IgnoredAny;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::client::{Conn, Outcome, Response, Target, until};
+use crate::client::{Client, ClientKind, Outcome, Response, Target, until};
 use crate::stats::{Stats, excerpt};
 
 /// The handshake-era revision the session workers negotiate.
@@ -55,6 +55,27 @@ pub struct Shared {
     pub ready: AtomicUsize,
     /// The request bodies.
     pub bodies: Arc<Bodies>,
+    /// The kinds of call to cycle through.
+    pub kinds: Arc<[Kind]>,
+    /// The HTTP client of the valid calls.
+    pub client: ClientKind,
+}
+
+/// A kind of valid call (`--calls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// JSON-RPC `Catalog.get`.
+    #[value(name = "rpc.get")]
+    RpcGet,
+    /// JSON-RPC `Catalog.search`.
+    #[value(name = "rpc.search")]
+    RpcSearch,
+    /// MCP `tools/call` in a session (2025-11-25).
+    #[value(name = "mcp.session")]
+    McpSession,
+    /// MCP `tools/call`, 2026-07-28 (stateless).
+    #[value(name = "mcp.stateless")]
+    McpStateless,
 }
 
 /// The `initialize` request body (also used by the hostile flood).
@@ -97,6 +118,8 @@ struct RpcError {
 
 #[derive(Deserialize)]
 struct Envelope<R> {
+    #[serde(default)]
+    id: Option<u64>,
     result: Option<R>,
     error: Option<RpcError>,
 }
@@ -133,7 +156,9 @@ pub fn rpc_error_code(body: &[u8]) -> Option<i64> {
 }
 
 /// Checks a valid call's answer: `Ok` or the key of the failure.
-fn check(response: &Response, mcp: bool) -> Result<(), String> {
+/// A success must also carry the request's `id` (a response meant for
+/// another request would otherwise pass).
+fn check(response: &Response, mcp: bool, id: u64) -> Result<(), String> {
     let body = message(response);
     if !response.status.is_success() {
         return Err(match rpc_error_code(body) {
@@ -143,6 +168,7 @@ fn check(response: &Response, mcp: bool) -> Result<(), String> {
     }
     if mcp {
         match serde_json::from_slice::<Envelope<ToolResult>>(body) {
+            Ok(Envelope { result: Some(_), id: got, .. }) if got != Some(id) => Err("wrong_id".into()),
             Ok(Envelope { result: Some(r), .. }) if !r.is_error => Ok(()),
             Ok(Envelope { result: Some(_), .. }) => Err("isError".into()),
             Ok(Envelope { error: Some(e), .. }) => Err(format!("rpc {}", e.code)),
@@ -150,7 +176,8 @@ fn check(response: &Response, mcp: bool) -> Result<(), String> {
         }
     } else {
         match serde_json::from_slice::<Envelope<IgnoredAny>>(body) {
-            Ok(Envelope { result: Some(_), error: None }) => Ok(()),
+            Ok(Envelope { result: Some(_), id: got, .. }) if got != Some(id) => Err("wrong_id".into()),
+            Ok(Envelope { result: Some(_), error: None, .. }) => Ok(()),
             Ok(Envelope { error: Some(e), .. }) => Err(format!("rpc {}", e.code)),
             Ok(_) | Err(_) => Err("bad_json".into()),
         }
@@ -222,7 +249,7 @@ fn with_bearer(target: &Target, mut extra: Vec<(HeaderName, HeaderValue)>) -> He
 /// One valid worker: its connection, its MCP session, its headers.
 struct Worker {
     shared: Arc<Shared>,
-    conn: Option<Conn>,
+    conn: Option<Client>,
     stats: Stats,
     rpc: Headers,
     initialize: Headers,
@@ -247,14 +274,14 @@ impl Worker {
     }
 
     /// The open connection, (re)opened if needed.
-    async fn conn(&mut self, deadline: Instant) -> Result<&mut Conn, Outcome> {
-        if self.conn.as_ref().is_none_or(Conn::is_closed) {
-            self.conn = Some(Conn::open(self.shared.target.addr, deadline).await?);
+    async fn conn(&mut self, deadline: Instant) -> Result<&mut Client, Outcome> {
+        if self.conn.as_mut().is_none_or(|c| c.is_closed()) {
+            self.conn = Some(Client::open(self.shared.client, self.shared.target.addr, deadline).await?);
         }
         self.conn.as_mut().ok_or(Outcome::Connect)
     }
 
-    /// Sends one valid call of `class` and counts it.
+    /// Sends one valid call of `class` (JSON-RPC id `id`) and counts it.
     async fn call(
         &mut self,
         class: &'static str,
@@ -262,6 +289,7 @@ impl Worker {
         headers: Headers,
         body: Bytes,
         mcp: bool,
+        id: u64,
     ) -> Option<Response> {
         let deadline = until(self.shared.timeout, self.shared.cap);
         let sent = body.len() as u64;
@@ -278,7 +306,7 @@ impl Worker {
         match result {
             Ok(response) => {
                 stats.max_response_bytes = stats.max_response_bytes.max(response.body.len() as u64);
-                match check(&response, mcp) {
+                match check(&response, mcp, id) {
                     Ok(()) => {
                         stats.ok += 1;
                         stats.latencies_us.push(elapsed.as_micros().min(u32::MAX as u128) as u32);
@@ -306,7 +334,7 @@ impl Worker {
         self.session = None;
         let headers = self.initialize.clone();
         let Some(response) =
-            self.call("valid.mcp.initialize", MCP_PATH, headers, initialize_body("bench-load"), false).await
+            self.call("valid.mcp.initialize", MCP_PATH, headers, initialize_body("bench-load"), false, 0).await
         else {
             return;
         };
@@ -343,22 +371,27 @@ impl Worker {
         self.session = Some(headers);
     }
 
-    /// Call number `i`: the kind cycles rpc.get, rpc.search, mcp.session,
-    /// mcp.stateless; MCP calls alternate `get` and `search`; ids cycle 1–100.
+    /// Call number `i`: the kind cycles through `kinds` (by default rpc.get,
+    /// rpc.search, mcp.session, mcp.stateless); MCP calls alternate `get` and
+    /// `search`; ids cycle 1–100.
     async fn call_number(&mut self, i: u64) {
         let bodies = &self.shared.bodies;
         let id = (i % 100) as usize;
-        let tool = ((i / 4) % 2) as usize;
-        match i % 4 {
-            0 => {
+        // The JSON-RPC id of every body is its product id.
+        let rid = id as u64 + 1;
+        let kinds = &self.shared.kinds;
+        let n = kinds.len().max(1) as u64;
+        let tool = ((i / n) % 2) as usize;
+        match kinds.get((i % n) as usize).copied().unwrap_or(Kind::RpcGet) {
+            Kind::RpcGet => {
                 let body = bodies.rpc_get[id].clone();
-                self.call("valid.rpc.get", "/rpc", self.rpc.clone(), body, false).await;
+                self.call("valid.rpc.get", "/rpc", self.rpc.clone(), body, false, rid).await;
             }
-            1 => {
+            Kind::RpcSearch => {
                 let body = bodies.rpc_search[id].clone();
-                self.call("valid.rpc.search", "/rpc", self.rpc.clone(), body, false).await;
+                self.call("valid.rpc.search", "/rpc", self.rpc.clone(), body, false, rid).await;
             }
-            2 => {
+            Kind::McpSession => {
                 let body = bodies.session[tool][id].clone();
                 if self.session.is_none() {
                     self.open_session().await;
@@ -370,15 +403,15 @@ impl Worker {
                     stats.outcome("no_session");
                     return;
                 };
-                let response = self.call("valid.mcp.session", MCP_PATH, headers, body, true).await;
+                let response = self.call("valid.mcp.session", MCP_PATH, headers, body, true, rid).await;
                 // A lost session is a failure (counted above); open a new one for the next call.
                 if response.is_some_and(|r| r.status == hyper::StatusCode::NOT_FOUND) {
                     self.session = None;
                 }
             }
-            _ => {
+            Kind::McpStateless => {
                 let body = bodies.stateless[tool][id].clone();
-                self.call("valid.mcp.stateless", MCP_PATH, self.stateless[tool].clone(), body, true).await;
+                self.call("valid.mcp.stateless", MCP_PATH, self.stateless[tool].clone(), body, true, rid).await;
             }
         }
     }
