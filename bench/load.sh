@@ -17,8 +17,9 @@
 # RSS_SLACK_PCT % of baseline) or its open fds above baseline + FD_SLACK, or
 # (with TOKEN) when a request with a wrong or missing token was served.
 #
-#   bench/load.sh             full run (about 2–3 minutes of load)
-#   QUICK=1 bench/load.sh     CI-sized run (about 1 minute of load)
+#   bench/load.sh             full run (about 1 minute, plus the build)
+#   QUICK=1 bench/load.sh     CI-sized run (about 25 s, plus the build: 2 min in
+#                             all after a change to the library, on 2 busy CPUs)
 #
 # Environment knobs (defaults: full / QUICK=1):
 #   REQUESTS=200000/30000  valid calls per run     CONCURRENCY=32/16  valid workers
