@@ -197,7 +197,7 @@ async fn cors_preflights_pass_without_a_token_and_responses_carry_cors_headers()
         assert!(h.get("access-control-allow-credentials").is_none(), "no cookies");
     }
     // A real call from the page: CORS headers, the session header exposed.
-    let mut mcp = RawMcp::new(server.url("/mcp/v1"));
+    let mcp = RawMcp::new(server.url("/mcp/v1"));
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let reply = mcp

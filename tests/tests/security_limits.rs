@@ -206,6 +206,11 @@ async fn errors_never_echo_large_input() {
     for (path, body) in [("/rpc", &unknown), ("/rpc", &wrong_shape), ("/mcp/v1", &unknown), ("/mcp/v1", &init)] {
         let (_, json, _) = post(&server, path, body).await;
         let size = json.to_string().len();
-        assert!(size < 4096, "{path}: {size} bytes answered a request of {} bytes: {}", body.len(), &json.to_string()[..200]);
+        assert!(
+            size < 4096,
+            "{path}: {size} bytes answered a request of {} bytes: {}",
+            body.len(),
+            &json.to_string()[..200]
+        );
     }
 }

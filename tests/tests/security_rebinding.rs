@@ -77,7 +77,7 @@ async fn foreign_hosts_and_origins_are_refused_on_both_endpoints() {
             format!("POST {target} HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
         assert_forbidden(&exchange(server.addr, &head, body.as_bytes()).await, "no Host at all");
         // The loopback names with an allowed Origin pass.
-        let ok = post(&server, target, &format!("Host: localhost\r\nOrigin: http://127.0.0.1:5173\r\n"), body).await;
+        let ok = post(&server, target, "Host: localhost\r\nOrigin: http://127.0.0.1:5173\r\n", body).await;
         assert_eq!(ok.status, 200, "{target}: {}", ok.text());
     }
     // On /rpc, exactly the two allowed requests (absolute local target, loopback Host) ran it.
@@ -168,8 +168,8 @@ async fn nothing_is_reflected() {
     )
     .unwrap();
     let public = TestServer::start(app).await;
-    let head = format!("GET /rpc/v2 HTTP/1.1\r\nHost: other.example\r\nX-Forwarded-Proto: javascript\r\n");
-    let reply = exchange(public.addr, &head, b"").await;
+    let head = "GET /rpc/v2 HTTP/1.1\r\nHost: other.example\r\nX-Forwarded-Proto: javascript\r\n";
+    let reply = exchange(public.addr, head, b"").await;
     assert_eq!(reply.json()["servers"][0]["url"], "https://api.example.com/rpc/v2");
     // With any host accepted and no public URL: the Host, validated, with http.
     let open =
