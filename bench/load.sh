@@ -44,7 +44,9 @@
 #                          baseline + 8 (why: BENCHMARKS.md, "Load under attack")
 #   RESULTS                output directory (default bench/data/<UTC stamp>)
 #   SKIP_BUILD=1           use the binaries already built
-#   CATALOG=path           the catalog binary to test (default target/release/catalog)
+#   CATALOG=path           the catalog binary to test (default: target/release/catalog,
+#                          built first); given, it is used as it is (CI passes the debug
+#                          build scripts/interop.sh made, to spare a release build)
 set -euo pipefail
 bench=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$bench/.." && pwd)
@@ -62,6 +64,8 @@ fi
 : "${HOSTILE_WORKERS:=4}" "${CLIENT:=hyper}" "${RSS_SLACK_MIB:=16}" "${RSS_SLACK_PCT:=25}" "${FD_SLACK:=8}" "${TOKEN:=}" "${SERVER_ARGS:=}"
 RESULTS=${RESULTS:-$bench/data/$(date -u +%Y%m%dT%H%M%SZ)}
 TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+build_catalog=1
+[ -n "${CATALOG:-}" ] && build_catalog=0
 CATALOG=${CATALOG:-$TARGET_DIR/release/catalog}
 LOAD=$bench/load/target/release/bench-load
 for t in python3; do command -v "$t" > /dev/null || { echo "load.sh: needs $t" >&2; exit 1; }; done
@@ -86,8 +90,10 @@ trap 'echo "load.sh: interrupted" >&2; exit 130' INT TERM
 
 # --- build ---------------------------------------------------------------------
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "== building catalog (release)" >&2
-  cargo build --release -p catalog
+  if [ "$build_catalog" = 1 ]; then
+    echo "== building catalog (release)" >&2
+    cargo build --release -p catalog
+  fi
   echo "== building bench/load (release)" >&2
   CARGO_TARGET_DIR="$bench/load/target" cargo build --release --manifest-path "$bench/load/Cargo.toml"
 fi

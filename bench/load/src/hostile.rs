@@ -77,9 +77,15 @@ impl Job {
             Job::Malformed => ("invalid.malformed_json", &["200 rpc -32700", "400 rpc -32700"]),
             Job::UnknownMethod => ("invalid.unknown_method", &["200 rpc -32601"]),
             Job::WrongType => ("invalid.wrong_type", &["200 rpc -32602"]),
-            Job::BigArray => ("invalid.big_array", &["200 rpc -32602", "413"]),
-            Job::McpBigArray => ("invalid.mcp_big_array", &["400 rpc -32602", "200 rpc -32602", "413"]),
-            Job::DeepNesting => ("invalid.deep_nesting", &["200 rpc -32700", "200 rpc -32602", "400", "413"]),
+            // The JSON limits (values, depth) refuse these before parsing (-32600);
+            // a server without them answers -32602 after validation.
+            Job::BigArray => ("invalid.big_array", &["200 rpc -32600", "200 rpc -32602", "413"]),
+            Job::McpBigArray => {
+                ("invalid.mcp_big_array", &["400 rpc -32600", "400 rpc -32602", "200 rpc -32602", "413"])
+            }
+            Job::DeepNesting => {
+                ("invalid.deep_nesting", &["200 rpc -32600", "200 rpc -32700", "200 rpc -32602", "400", "413"])
+            }
             Job::Batch => ("invalid.oversized_batch", &["200 rpc -32600", "400", "413"]),
             Job::BadSession => ("invalid.unknown_session", &["404 rpc -32001", "404", "400"]),
             Job::ContentLength => ("oversized.content_length", &["413", "closed"]),
