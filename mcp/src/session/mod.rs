@@ -14,13 +14,9 @@ mod client_info;
 mod memory;
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::ProtocolVersion;
@@ -169,31 +165,9 @@ impl fmt::Display for SessionError {
 impl std::error::Error for SessionError {}
 
 /// What a store's operations return: a value ready at once (an in-process
-/// store, without allocating) or a boxed future (a network store).
-pub enum StoreFuture<'a, T> {
-    /// Already done.
-    Ready(Option<T>),
-    /// Still to do.
-    Pending(BoxFuture<'a, T>),
-}
-
-impl<T> StoreFuture<'_, T> {
-    /// A completed operation.
-    pub fn ready(value: T) -> Self {
-        StoreFuture::Ready(Some(value))
-    }
-}
-
-impl<T: Unpin> Future for StoreFuture<'_, T> {
-    type Output = T;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        match self.get_mut() {
-            StoreFuture::Ready(value) => Poll::Ready(value.take().expect("StoreFuture polled after completion")),
-            StoreFuture::Pending(future) => future.as_mut().poll(cx),
-        }
-    }
-}
+/// store, without allocating) or a boxed future (a network store): the
+/// framework's one [`MaybeReady`](rpc::MaybeReady) for extension points.
+pub type StoreFuture<'a, T> = rpc::MaybeReady<'a, T>;
 
 /// Where sessions live.
 pub trait SessionStore: Send + Sync + 'static {
