@@ -55,62 +55,85 @@ impl JsonLimits {
         let batch = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
         let mut depth = 0usize;
         let mut values = 1usize;
-        let mut messages = 0usize;
+        // Items of a batch: its top-level commas plus one.
+        let mut messages = 1usize;
         let mut i = 0;
         while i < bytes.len() {
-            match bytes[i] {
-                b'"' => {
-                    if batch && depth == 1 {
-                        messages += 1;
-                    }
-                    i += 1;
-                    // The closing quote, skipping escaped characters.
-                    loop {
-                        match memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
-                            None => return Ok(()),
-                            Some(offset) if bytes[i + offset] == b'\\' => i += offset + 2,
-                            Some(offset) => {
-                                i += offset;
-                                break;
-                            }
-                        }
-                    }
-                }
-                b'[' | b'{' => {
+            // Most bytes mean nothing to the scan: skip them in one run.
+            match bytes[i..].iter().position(|&b| CLASS[usize::from(b)] != PLAIN) {
+                Some(offset) => i += offset,
+                None => break,
+            }
+            match CLASS[usize::from(bytes[i])] {
+                PLAIN => {}
+                QUOTE => i = string_end(bytes, i + 1),
+                OPEN => {
                     depth += 1;
                     if depth > self.max_depth {
                         return Err(Exceeded::Depth(self.max_depth));
                     }
-                    if batch && depth == 2 {
-                        messages += 1;
-                    }
                 }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                b',' => {
+                CLOSE => depth = depth.saturating_sub(1),
+                _ => {
                     values += 1;
                     if values > self.max_values {
                         return Err(Exceeded::Values(self.max_values));
                     }
-                    if batch && depth == 1 && messages > self.max_batch {
-                        return Err(Exceeded::Batch(self.max_batch));
+                    if batch && depth == 1 {
+                        messages += 1;
+                        if messages > self.max_batch {
+                            return Err(Exceeded::Batch(self.max_batch));
+                        }
                     }
                 }
-                b if batch && depth == 1 && !b.is_ascii_whitespace() && b != b':' => {
-                    // A scalar item of the batch: counts as a message too.
-                    messages += 1;
-                    while i + 1 < bytes.len() && !matches!(bytes[i + 1], b',' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
-                        i += 1;
-                    }
-                }
-                _ => {}
             }
             i += 1;
         }
-        if batch && messages > self.max_batch {
-            return Err(Exceeded::Batch(self.max_batch));
-        }
         Ok(())
     }
+}
+
+const PLAIN: u8 = 0;
+const QUOTE: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+const COMMA: u8 = 4;
+
+/// What each byte means to the scan; most mean nothing.
+static CLASS: [u8; 256] = {
+    let mut class = [PLAIN; 256];
+    class[b'"' as usize] = QUOTE;
+    class[b'[' as usize] = OPEN;
+    class[b'{' as usize] = OPEN;
+    class[b']' as usize] = CLOSE;
+    class[b'}' as usize] = CLOSE;
+    class[b',' as usize] = COMMA;
+    class
+};
+
+/// The index of the quote that closes the string starting at `start` (just
+/// after its opening quote), skipping escaped characters; `bytes.len()`
+/// when it is not closed. Short strings (keys, method names) are walked
+/// byte by byte; long ones searched with `memchr`.
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    const SHORT: usize = 32;
+    let mut i = start;
+    let short_end = bytes.len().min(start + SHORT);
+    while i < short_end {
+        match bytes[i..short_end].iter().position(|&b| b == b'"' || b == b'\\') {
+            Some(offset) if bytes[i + offset] == b'"' => return i + offset,
+            Some(offset) => i += offset + 2,
+            None => i = short_end,
+        }
+    }
+    while i < bytes.len() {
+        match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+            None => return bytes.len(),
+            Some(offset) if bytes[i + offset] == b'\\' => i += offset + 2,
+            Some(offset) => return i + offset,
+        }
+    }
+    bytes.len()
 }
 
 /// A limit a body exceeds.

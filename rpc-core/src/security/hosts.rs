@@ -168,22 +168,47 @@ pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a st
         None => None,
         Some(value) => {
             let text = value.to_str().map_err(|_| HostRefusal::MalformedHost)?;
-            Some(parse_authority(text).ok_or(HostRefusal::MalformedHost)?)
+            if !is_authority(text) {
+                return Err(HostRefusal::MalformedHost);
+            }
+            Some(text)
         }
     };
     match (uri.authority(), header) {
-        (Some(target), Some(header)) if !target.as_str().eq_ignore_ascii_case(header.as_str()) => {
+        (Some(target), Some(header)) if !target.as_str().eq_ignore_ascii_case(header) => {
             Err(HostRefusal::AmbiguousHost)
         }
         (Some(target), _) if target.as_str().contains('@') => Err(HostRefusal::MalformedHost),
         (Some(target), _) => Ok(target.host()),
-        (None, Some(_)) => {
-            // Borrow from the header map, not from the parsed copy.
-            let text = headers.get(HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-            Ok(strip_port(text))
-        }
+        (None, Some(header)) => Ok(strip_port(header)),
         (None, None) => Err(HostRefusal::MissingHost),
     }
+}
+
+/// Whether `text` is a `Host` value: `name[:port]` or `[v6][:port]`, a
+/// name being letters, digits, `-`, `.` and `_`; no user info, path or
+/// anything else (checked without allocating: it runs on every request).
+fn is_authority(text: &str) -> bool {
+    let (host, port) = match text.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((v6, port)) => {
+                if v6.is_empty() || !v6.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') {
+                    return false;
+                }
+                (None, port)
+            }
+            None => return false,
+        },
+        None => match text.find(':') {
+            Some(colon) => (Some(&text[..colon]), &text[colon..]),
+            None => (Some(text), ""),
+        },
+    };
+    let host_ok =
+        host.is_none_or(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b)));
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    host_ok && port_ok
 }
 
 /// The authority (`host[:port]`) the request is addressed to, checked as
@@ -198,9 +223,9 @@ pub fn effective_authority(uri: &Uri, headers: &HeaderMap) -> Result<Authority, 
     }
 }
 
-/// A `Host` value: `name[:port]`, no user info, no path.
+/// A `Host` value as an [`Authority`], when it is one ([`is_authority`]).
 fn parse_authority(text: &str) -> Option<Authority> {
-    if text.is_empty() || text.contains(['@', '/', '?', '#']) {
+    if !is_authority(text) {
         return None;
     }
     text.parse::<Authority>().ok()
@@ -298,6 +323,19 @@ mod tests {
         let wildcard = HostPolicy::for_listen_addr("0.0.0.0:80".parse().unwrap());
         assert!(!wildcard.allows_host("0.0.0.0") && !wildcard.allows_host("example.com"));
         assert!(HostPolicy::localhost().allow("api.example").allows_host("API.example"));
+    }
+
+    #[test]
+    fn host_values() {
+        for good in ["localhost", "LOCALHOST:8080", "127.0.0.1:1", "[::1]", "[::1]:443", "a-b.c_d.example:65535"] {
+            assert!(is_authority(good), "{good}");
+        }
+        for bad in [
+            "", ":80", "a:", "a:123456", "a:8x", "u@h", "h/p", "h?q", "h#f", "[::1", "[]", "[::1]x", "a b", "h:1:2",
+            "[::1]:",
+        ] {
+            assert!(!is_authority(bad), "{bad}");
+        }
     }
 
     #[test]

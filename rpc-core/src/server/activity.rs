@@ -3,6 +3,13 @@
 //! the next request arrived, and the watchdog that turns these into the
 //! header-read and idle timeouts (see [`limits`](super::limits) for the
 //! phases).
+//!
+//! Requests only touch atomics: the watchdog is never woken by them. It
+//! sleeps until the deadline the state implies, or at most a recheck period
+//! (the shorter of the two timeouts), and computes the deadline again. A
+//! deadline that moves earlier (the first byte of the next request while
+//! idle) is therefore found before it passes: the recheck after that byte
+//! comes at most one header-read timeout after it.
 
 use std::io;
 use std::pin::Pin;
@@ -13,7 +20,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::{Notify, OwnedSemaphorePermit};
+use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
 /// "No byte since the connection went idle."
@@ -44,7 +51,6 @@ pub(crate) struct Activity {
     idle_since: AtomicU64,
     /// Milliseconds from `start` to the first byte read while idle, or [`NONE`].
     first_byte: AtomicU64,
-    changed: Notify,
 }
 
 impl Activity {
@@ -59,7 +65,6 @@ impl Activity {
             http2: AtomicBool::new(false),
             idle_since: AtomicU64::new(0),
             first_byte: AtomicU64::new(NONE),
-            changed: Notify::new(),
         })
     }
 
@@ -85,19 +90,22 @@ impl Activity {
     fn request_ended(&self) {
         self.idle_since.store(self.now_ms(), Ordering::SeqCst);
         self.first_byte.store(NONE, Ordering::SeqCst);
-        if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.changed.notify_one();
-        }
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Bytes were read from the socket.
     fn bytes_read(&self) {
-        if self.in_flight.load(Ordering::SeqCst) == 0
-            && self.first_byte.load(Ordering::SeqCst) == NONE
-            && self.first_byte.compare_exchange(NONE, self.now_ms(), Ordering::SeqCst, Ordering::SeqCst).is_ok()
-        {
-            self.changed.notify_one();
+        if self.in_flight.load(Ordering::SeqCst) == 0 && self.first_byte.load(Ordering::SeqCst) == NONE {
+            let _ = self.first_byte.compare_exchange(NONE, self.now_ms(), Ordering::SeqCst, Ordering::SeqCst);
         }
+    }
+
+    /// How often the watchdog looks again when no deadline is near: often
+    /// enough that a deadline that moved earlier is not missed.
+    fn recheck(&self, closing: Option<(Instant, Duration)>) -> Duration {
+        let period = self.header_read.min(self.idle);
+        let period = closing.map_or(period, |(_, grace)| period.min(grace));
+        period.max(Duration::from_millis(5))
     }
 
     /// The deadline in force, if any, and what it is for. `closing`: when a
@@ -125,21 +133,17 @@ impl Activity {
     /// request is in flight). With `closing`, when it has had no request in
     /// flight for the grace period since the graceful shutdown started.
     pub(crate) async fn expired(&self, closing: Option<(Instant, Duration)>) -> Expired {
+        let recheck = self.recheck(closing);
         loop {
-            // `notify_one` keeps a permit when nobody waits: no change between
-            // reading the state and waiting is lost.
-            let changed = self.changed.notified();
-            match self.deadline(closing) {
-                Some((Some(at), why)) if at <= Instant::now() => return why,
-                Some((Some(at), _)) => {
-                    tokio::select! {
-                        () = changed => {}
-                        () = tokio::time::sleep_until(at) => {}
-                    }
-                }
+            let now = Instant::now();
+            let next = now.checked_add(recheck);
+            let wake = match self.deadline(closing) {
+                Some((Some(at), why)) if at <= now => return why,
+                Some((Some(at), _)) => next.map_or(at, |next| at.min(next)),
                 // In flight, or a deadline too far to represent.
-                None | Some((None, _)) => changed.await,
-            }
+                None | Some((None, _)) => next.unwrap_or(now),
+            };
+            tokio::time::sleep_until(wake).await;
         }
     }
 }

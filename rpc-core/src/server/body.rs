@@ -79,9 +79,12 @@ where
 }
 
 /// Whether `error` (or an error it wraps, as axum's body error does) is the
-/// body-read deadline of [`serve`](super::serve).
+/// body-read deadline of [`serve`](super::serve) (or of tower-http's
+/// `RequestBodyTimeoutLayer`, for applications that mount an endpoint in
+/// their own server).
 fn is_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
-    std::iter::successors(Some(error), |e| e.source()).any(|e| e.is::<tower_http::timeout::TimeoutError>())
+    std::iter::successors(Some(error), |e| e.source())
+        .any(|e| e.is::<super::deadline::BodyTimedOut>() || e.is::<tower_http::timeout::TimeoutError>())
 }
 
 /// Runs the executor's after-response hooks for `executions` once the body of

@@ -16,23 +16,24 @@ use hyper::body::Incoming;
 use pin_project_lite::pin_project;
 use tower::ServiceExt;
 use tower::util::Oneshot;
-use tower_http::timeout::{DeadlineBody, Timeout};
 
 use super::activity::{Activity, InFlight};
-use super::body::ResponseBody;
+use super::body::{ResponseBody, status_response};
+use super::deadline::{Deadline, DeadlineBody, Elapsed};
 use super::draining::Draining;
 use super::route::PeerAddr;
 
 /// The request body [`serve`](super::serve) hands the application: hyper's
 /// body under the [body-read deadline](super::ServerLimits::body_read_timeout).
-/// Once the deadline passes it yields a [`tower_http::timeout::TimeoutError`],
+/// Once the deadline passes it yields a [`BodyTimedOut`](super::deadline::BodyTimedOut),
 /// which [`read_limited`](super::body::read_limited) reports as
 /// [`ReadError::TimedOut`](super::body::ReadError::TimedOut).
 pub type IncomingBody = DeadlineBody<Incoming>;
 
 /// One connection's service (see the module documentation).
 pub(crate) struct ConnService<S> {
-    inner: Timeout<S>,
+    inner: S,
+    request_timeout: Duration,
     activity: Arc<Activity>,
     draining: Draining,
     body_read_timeout: Duration,
@@ -48,8 +49,7 @@ impl<S> ConnService<S> {
         body_read_timeout: Duration,
         peer: std::net::SocketAddr,
     ) -> Self {
-        let inner = Timeout::with_status_code(app, StatusCode::REQUEST_TIMEOUT, request_timeout);
-        ConnService { inner, activity, draining, body_read_timeout, peer: PeerAddr(peer) }
+        ConnService { inner: app, request_timeout, activity, draining, body_read_timeout, peer: PeerAddr(peer) }
     }
 }
 
@@ -59,7 +59,7 @@ where
 {
     type Response = Response<Tracked<ResponseBody>>;
     type Error = Infallible;
-    type Future = ConnFuture<Oneshot<Timeout<S>, Request<IncomingBody>>>;
+    type Future = ConnFuture<Oneshot<S, Request<IncomingBody>>>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
@@ -68,7 +68,8 @@ where
         request.extensions_mut().insert(self.peer);
         let timeout = self.body_read_timeout;
         let request = request.map(|body| DeadlineBody::new(timeout, body));
-        ConnFuture { inner: self.inner.clone().oneshot(request), in_flight: Some(in_flight), http1 }
+        let inner = Deadline::new(self.request_timeout, self.inner.clone().oneshot(request));
+        ConnFuture { inner, in_flight: Some(in_flight), http1 }
     }
 }
 
@@ -76,7 +77,7 @@ pin_project! {
     /// The response future of [`ConnService`].
     pub(crate) struct ConnFuture<F> {
         #[pin]
-        inner: F,
+        inner: Deadline<F>,
         in_flight: Option<InFlight>,
         http1: bool,
     }
@@ -90,7 +91,11 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let Ok(mut response) = ready!(this.inner.poll(cx));
+        let mut response = match ready!(this.inner.poll(cx)) {
+            Ok(Ok(response)) => response,
+            Ok(Err(never)) => match never {},
+            Err(Elapsed) => status_response(StatusCode::REQUEST_TIMEOUT),
+        };
         if *this.http1 && response.status() == StatusCode::REQUEST_TIMEOUT {
             // The request body may be half read: the connection cannot carry another request.
             response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));

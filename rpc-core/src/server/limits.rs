@@ -32,8 +32,14 @@
 //! and that request then has the header-read timeout to send its head.
 //! (hyper's own HTTP/1 header-read timer cannot do this: it starts whenever
 //! hyper waits for a head, including the wait between requests, so it would
-//! cap the idle time too. The runner keeps hyper's timer only as a backstop
-//! set to twice the sum of both, which the runner's own timers always beat.)
+//! cap the idle time too. The runner gives HTTP/1 no hyper timer: a
+//! per-connection watchdog task keeps both timeouts, and requests never wake
+//! it, see `activity`.)
+//!
+//! The body-read and request timeouts start a timer only when they can
+//! matter: when the body has to be waited for, when the handler is not done
+//! at its first poll (see [`deadline`](super::deadline)). A fast request
+//! starts no timer at all; a slow one gets the whole timeout.
 //!
 //! When the idle or header-read timeout fires, the connection is shut down
 //! gracefully (HTTP/1: closed at once, nothing is in flight; HTTP/2: GOAWAY)
@@ -123,7 +129,8 @@ impl ServerLimits {
     }
 
     /// How long the whole request body may take to arrive, counted from the
-    /// moment its head was received, however steadily it trickles in. A
+    /// first time the handler has to wait for it (a body that came with its
+    /// head starts no timer), however steadily it trickles in. A
     /// body that is late makes the endpoints answer `408 Request Timeout`
     /// (with `Connection: close` over HTTP/1). Applies to bodies a handler
     /// reads; default: 30 s.

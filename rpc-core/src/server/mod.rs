@@ -6,6 +6,7 @@ pub mod body;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod conn_service;
+pub mod deadline;
 pub mod draining;
 pub mod limits;
 pub mod route;

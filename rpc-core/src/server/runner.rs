@@ -16,7 +16,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 
 use super::activity::{Activity, Expired, TrackedIo};
@@ -153,14 +153,10 @@ where
 fn connection_builder(limits: &ServerLimits) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     let mut http1 = builder.http1();
-    http1
-        .timer(TokioTimer::new())
-        // A backstop only: hyper starts this timer whenever it waits for a
-        // head, the wait between requests included, so at the header-read
-        // timeout it would cap the idle timeout. At twice the sum of both,
-        // the runner's own timers (see `limits`) always fire first.
-        .header_read_timeout(backstop(limits.header_read_timeout.saturating_add(limits.idle_timeout).saturating_mul(2)))
-        .max_buf_size(limits.max_header_bytes);
+    // No timer for HTTP/1: hyper would restart its header-read timer at
+    // every request (and, waiting for a head between requests too, cap the
+    // idle timeout with it); the runner's watchdog keeps both timeouts.
+    http1.max_buf_size(limits.max_header_bytes);
     if limits.max_headers != HYPER_DEFAULT_MAX_HEADERS {
         http1.max_headers(limits.max_headers);
     }
@@ -173,12 +169,6 @@ fn connection_builder(limits: &ServerLimits) -> auto::Builder<TokioExecutor> {
         .keep_alive_interval(limits.http2_keep_alive_interval)
         .keep_alive_timeout(limits.http2_keep_alive_timeout);
     builder
-}
-
-/// `timeout`, or none when it is too far away to add to a clock reading
-/// (hyper would overflow).
-fn backstop(timeout: Duration) -> Option<Duration> {
-    std::time::Instant::now().checked_add(timeout.saturating_mul(2)).map(|_| timeout)
 }
 
 /// Answers a connection over the cap with a raw 503 and closes it, keeping
@@ -211,13 +201,23 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
 /// One connection as hyper serves it.
 type HyperConnection<S> = auto::UpgradeableConnection<'static, TokioIo<TrackedIo>, ConnService<S>, TokioExecutor>;
 
+/// What the watchdog tells the task driving a connection.
+enum Command {
+    /// Shut the connection down gracefully (a timeout, or the server drains).
+    Shutdown(Expired),
+    /// Close it now (the graceful shutdown overstayed its grace, or serving ended).
+    Close,
+}
+
 /// Drives one connection until it ends, a timeout shuts it down, or the
-/// server stops.
+/// server stops. The timers live in a watchdog task of their own, so that
+/// the connection's many wake-ups per request poll nothing but the
+/// connection and one channel.
 async fn drive<S>(
     connection: HyperConnection<S>,
     activity: Arc<Activity>,
-    mut draining: watch::Receiver<bool>,
-    mut stop: watch::Receiver<()>,
+    draining: watch::Receiver<bool>,
+    stop: watch::Receiver<()>,
     peer: SocketAddr,
 ) where
     S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
@@ -226,17 +226,21 @@ async fn drive<S>(
         + 'static,
     S::Future: Send + 'static,
 {
+    let (commands, mut orders) = mpsc::channel(2);
+    tokio::spawn(watchdog(activity, draining, stop, commands));
     tokio::pin!(connection);
-    let reason = tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(e) = result {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
-            }
-            return;
+    let ended = |result: Result<(), _>| {
+        if let Err(e) = result {
+            tracing::debug!(%peer, error = %e, "connection ended with an error");
         }
-        expired = activity.expired(None) => expired,
-        _ = draining.wait_for(|draining| *draining) => Expired::Closing,
-        _ = stop.changed() => return,
+    };
+    let reason = tokio::select! {
+        biased;
+        result = connection.as_mut() => return ended(result),
+        order = orders.recv() => match order {
+            Some(Command::Shutdown(reason)) => reason,
+            Some(Command::Close) | None => return,
+        },
     };
     match reason {
         Expired::HeaderRead => tracing::debug!(%peer, "closing connection: request head not received in time"),
@@ -244,16 +248,43 @@ async fn drive<S>(
         Expired::Closing => {}
     }
     connection.as_mut().graceful_shutdown();
+    tokio::select! {
+        biased;
+        result = connection.as_mut() => ended(result),
+        _ = orders.recv() => tracing::debug!(%peer, "closing connection: shutdown not finished in time"),
+    }
+}
+
+/// The timers of one connection: sends [`Command::Shutdown`] when a
+/// timeout passes or the server starts draining, then [`Command::Close`]
+/// when the graceful shutdown overstays its grace or serving ends; stops
+/// when the connection is gone.
+async fn watchdog(
+    activity: Arc<Activity>,
+    mut draining: watch::Receiver<bool>,
+    mut stop: watch::Receiver<()>,
+    commands: mpsc::Sender<Command>,
+) {
+    let reason = tokio::select! {
+        expired = activity.expired(None) => expired,
+        // `wait_for`'s guard is not `Send`: drop it inside the branch's future.
+        _ = async { draining.wait_for(|draining| *draining).await.is_ok() } => Expired::Closing,
+        _ = stop.changed() => {
+            let _ = commands.send(Command::Close).await;
+            return;
+        }
+        () = commands.closed() => return,
+    };
+    if commands.send(Command::Shutdown(reason)).await.is_err() {
+        return;
+    }
     let closing = Some((Instant::now(), CLOSE_GRACE));
     tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(e) = result {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
-            }
-        }
-        _ = activity.expired(closing) => tracing::debug!(%peer, "closing connection: shutdown not finished in time"),
+        _ = activity.expired(closing) => {}
         _ = stop.changed() => {}
+        () = commands.closed() => return,
     }
+    let _ = commands.send(Command::Close).await;
 }
 
 /// Runs an application the way the example binaries do: builds it with
