@@ -76,6 +76,13 @@ impl Router {
     }
 }
 
+/// The 404 of a path no service is mounted at: `{"error": "no endpoint at `PATH`"}`,
+/// the path escaped as JSON (Rust's `escape_default` is not JSON: `\'`).
+fn no_endpoint(path: &str) -> Response<ResponseBody> {
+    let body = serde_json::json!({ "error": format!("no endpoint at `{path}`") });
+    json_response(StatusCode::NOT_FOUND, body.to_string())
+}
+
 impl<B> Service<Request<B>> for Router
 where
     B: Body<Data = Bytes> + Send + Sync + 'static,
@@ -91,8 +98,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let Some((prefix, route)) = self.route(request.uri().path()) else {
-            let body = format!(r#"{{"error":"no endpoint at `{}`"}}"#, request.uri().path().escape_default());
-            return Box::pin(async move { Ok(json_response(StatusCode::NOT_FOUND, body)) });
+            return Box::pin(std::future::ready(Ok(no_endpoint(request.uri().path()))));
         };
         let route = route.clone();
         let (mut parts, body) = request.into_parts();
@@ -113,5 +119,25 @@ where
         parts.extensions.insert(OriginalUri(original));
         let request = Request::from_parts(parts, body.map_err(Into::into).boxed());
         Box::pin(route.oneshot(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::Full;
+
+    use super::*;
+
+    #[test]
+    fn unmounted_paths_get_a_json_404() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        for path in ["/it's", "/a\"b", "/%00\\", "/caf%C3%A9"] {
+            let request = Request::builder().uri(path).body(Full::new(Bytes::new())).unwrap();
+            let response = runtime.block_on(Router::new().oneshot(request)).unwrap();
+            assert_eq!(response.status(), StatusCode::NOT_FOUND);
+            let body = runtime.block_on(response.into_body().collect()).unwrap().to_bytes();
+            let json: serde_json::Value = serde_json::from_slice(&body).expect("a JSON body");
+            assert_eq!(json["error"], format!("no endpoint at `{path}`"), "{path}");
+        }
     }
 }
