@@ -5,6 +5,7 @@
 pub mod modern_mcp;
 pub mod raw_mcp;
 pub mod strict_schema;
+pub mod wellformed;
 
 use std::net::SocketAddr;
 
