@@ -123,7 +123,8 @@ fn negotiated(body: &[u8]) -> Option<String> {
 /// and the answer when it is malformed); returns the answer.
 async fn send(state: &mut State, exchange: &Exchange) -> Option<Collected> {
     let (request, size) = build(state, exchange)?;
-    let described = format!("{} {} {:?} {:?}", request.method(), request.uri(), request.headers(), excerpt(&exchange.body));
+    let described =
+        format!("{} {} {:?} {:?}", request.method(), request.uri(), request.headers(), excerpt(&exchange.body));
     let sent = Sent { method: exchange.verb, body: &exchange.body, size };
     let got = wellformed::exchange(app().clone(), request, DEADLINE, sent.max_response())
         .await
@@ -250,9 +251,8 @@ fn build(state: &State, exchange: &Exchange) -> Option<(Request<Chunks>, usize)>
     };
     let uri = Uri::try_from(target.as_str()).or_else(|_| Uri::try_from(exchange.path.as_str())).ok()?;
     let method = http::Method::from_bytes(exchange.verb.as_bytes()).ok()?;
-    let size = target.len()
-        + headers.iter().map(|(n, v)| n.as_str().len() + v.len()).sum::<usize>()
-        + exchange.body.len();
+    let size =
+        target.len() + headers.iter().map(|(n, v)| n.as_str().len() + v.len()).sum::<usize>() + exchange.body.len();
     let body = Chunks::new(&exchange.body, exchange.delivery, exchange.failing());
     let mut request = Request::builder().method(method).uri(uri).body(body).ok()?;
     *request.headers_mut() = headers;
@@ -285,7 +285,10 @@ impl Body for Chunks {
             return Poll::Ready(Some(Ok(Frame::data(chunk))));
         }
         if std::mem::take(&mut self.fail) {
-            return Poll::Ready(Some(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "the client went away"))));
+            return Poll::Ready(Some(Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "the client went away",
+            ))));
         }
         Poll::Ready(None)
     }

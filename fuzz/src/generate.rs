@@ -695,6 +695,9 @@ mod tests {
             extra: vec![(Key::EscapedId, Json::Null)],
             rotate: 0,
         };
-        assert_eq!(message.text(), r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"id":7},"\u0069d":null}"#);
+        assert_eq!(
+            message.text(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"id":7},"\u0069d":null}"#
+        );
     }
 }

@@ -38,7 +38,8 @@ mod tests {
     /// The files of a directory, sorted (none if it does not exist).
     fn files(dir: &Path) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-        let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
+        let mut files: Vec<PathBuf> =
+            entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
         files.sort();
         files
     }
@@ -82,7 +83,11 @@ mod tests {
                     std::fs::write(&path, &seed.bytes).expect("a written seed");
                 }
                 let committed = std::fs::read(&path).unwrap_or_default();
-                assert!(committed == seed.bytes, "{} differs from its seed (FUZZ_WRITE_SEEDS=1 rewrites it)", path.display());
+                assert!(
+                    committed == seed.bytes,
+                    "{} differs from its seed (FUZZ_WRITE_SEEDS=1 rewrites it)",
+                    path.display()
+                );
             }
         }
     }

@@ -492,7 +492,10 @@ impl Encoder {
         }
         self.bytes.push(headers.len() as u8);
         for (op, name, value) in headers {
-            let index = HEADER_NAMES.iter().position(|n| n == name).unwrap_or_else(|| panic!("{name:?} is not in HEADER_NAMES"));
+            let index = HEADER_NAMES
+                .iter()
+                .position(|n| n == name)
+                .unwrap_or_else(|| panic!("{name:?} is not in HEADER_NAMES"));
             self.bytes.push(index as u8 | (op << 5));
             if *op != 2 {
                 self.value(value);
@@ -531,7 +534,10 @@ impl Encoder {
             self.bytes.push(BASE64 as u8);
             self.value(inner);
         } else {
-            let index = HEADER_VALUES.iter().position(|v| *v == value.as_bytes()).unwrap_or_else(|| panic!("{value:?} is not in HEADER_VALUES"));
+            let index = HEADER_VALUES
+                .iter()
+                .position(|v| *v == value.as_bytes())
+                .unwrap_or_else(|| panic!("{value:?} is not in HEADER_VALUES"));
             self.bytes.push(index as u8);
         }
     }

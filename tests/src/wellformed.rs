@@ -364,11 +364,8 @@ fn members(raw: &RawValue) -> Result<Vec<(Cow<'_, str>, &RawValue)>, String> {
 pub fn request_ids(body: &[u8]) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
     let Ok(whole) = serde_json::from_slice::<&RawValue>(body) else { return ids };
-    let objects: Vec<&RawValue> = if whole.get().starts_with('[') {
-        serde_json::from_str(whole.get()).unwrap_or_default()
-    } else {
-        vec![whole]
-    };
+    let objects: Vec<&RawValue> =
+        if whole.get().starts_with('[') { serde_json::from_str(whole.get()).unwrap_or_default() } else { vec![whole] };
     for object in objects.into_iter().filter(|o| o.get().starts_with('{')) {
         let mut de = serde_json::Deserializer::from_str(object.get());
         if let Ok(all) = (&mut de).deserialize_map(AllIds) {
@@ -422,8 +419,19 @@ mod tests {
     fn accepts_well_formed_answers() {
         let req = r#"{"jsonrpc":"2.0","id":1e400,"method":"a"}"#;
         assert_eq!(verdict(req, 200, JSON, r#"{"jsonrpc":"2.0","id":1e400,"result":{}}"#), Ok(()));
-        assert_eq!(verdict(req, 400, JSON, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#), Ok(()));
-        assert_eq!(verdict("[{\"id\":\"a\"},{\"id\":2}]", 200, JSON, r#"[{"jsonrpc":"2.0","id":2,"result":1},{"jsonrpc":"2.0","id":"a","result":1}]"#), Ok(()));
+        assert_eq!(
+            verdict(req, 400, JSON, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#),
+            Ok(())
+        );
+        assert_eq!(
+            verdict(
+                "[{\"id\":\"a\"},{\"id\":2}]",
+                200,
+                JSON,
+                r#"[{"jsonrpc":"2.0","id":2,"result":1},{"jsonrpc":"2.0","id":"a","result":1}]"#
+            ),
+            Ok(())
+        );
         assert_eq!(verdict("", 404, JSON, r#"{"error":"no endpoint at `/x`"}"#), Ok(()));
         assert_eq!(verdict("", 202, None, ""), Ok(()));
         let stream = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n: keep-alive\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
