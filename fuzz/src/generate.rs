@@ -14,6 +14,10 @@ use arbitrary::Arbitrary;
 /// further on purpose).
 const MAX_DEPTH: usize = 48;
 
+/// The deepest [`Json::Deep`]: far past any parser's limit (`serde_json`'s
+/// is 128), small enough that many of them stay cheap to write.
+pub const MAX_DEEP: usize = 4096;
+
 /// An arbitrary JSON value.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Json {
@@ -39,7 +43,7 @@ pub enum Json {
     Object(Vec<(String, Json)>),
     /// An object with the same key twice.
     Duplicate(String, Box<Json>, Box<Json>),
-    /// Arrays nested this deep (`[[[...]]]`).
+    /// Arrays nested this deep (`[[[...]]]`), up to [`MAX_DEEP`].
     Deep(u16),
 }
 
@@ -99,7 +103,7 @@ impl Json {
                 b.write_at(out, depth + 1);
                 out.push('}');
             }
-            Json::Deep(n) => write_deep(out, usize::from(*n), false),
+            Json::Deep(n) => write_deep(out, usize::from(*n) % (MAX_DEEP + 1), false),
         }
     }
 

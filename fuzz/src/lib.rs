@@ -92,6 +92,34 @@ mod tests {
         }
     }
 
+    /// Shows what an input of an HTTP target does:
+    /// `FUZZ_INPUT=path/to/crash cargo test --manifest-path fuzz/Cargo.toml show_input -- --ignored --nocapture`
+    /// (`FUZZ_FOCUS=rpc` for `rpc_request`; `FUZZ_SHOW=1` to see every exchange as it runs).
+    #[test]
+    #[ignore = "a tool: needs FUZZ_INPUT"]
+    fn show_input() {
+        let path = std::env::var("FUZZ_INPUT").expect("FUZZ_INPUT names an input file");
+        let data = std::fs::read(path).expect("a readable input");
+        let focus =
+            if std::env::var("FUZZ_FOCUS").as_deref() == Ok("rpc") { script::Focus::Rpc } else { script::Focus::Mcp };
+        let script = script::Script::decode(&data, focus);
+        eprintln!("handshake: {:?}", script.handshake);
+        for exchange in &script.exchanges {
+            let body = String::from_utf8_lossy(&exchange.body);
+            let shown: String = body.chars().take(2000).collect();
+            eprintln!(
+                "{} {} flags {:#04x} {:?} {:?}\nbody ({} bytes): {shown}\n",
+                exchange.verb,
+                exchange.path,
+                exchange.flags,
+                exchange.delivery,
+                exchange.headers,
+                exchange.body.len()
+            );
+        }
+        app::run(&data, focus);
+    }
+
     /// Each seed of the HTTP targets is answered as its name says: the
     /// checker is not what passes them, the server is.
     #[test]

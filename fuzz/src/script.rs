@@ -16,11 +16,12 @@
 //!                       after them: mirror method / name / version, the
 //!                       session id, base64 sentinel of the next value, raw
 //!                       (len:u8 bytes), empty
-//! body     := kind:u8 (mod 8)
-//!             0 literal: len:u16le (0xffff: the rest) bytes
-//!             1 a generated message (generate::Message)   2 a generated batch
-//!             3 a generated JSON value                4 deep nesting: depth:u16le style:u8
-//!             5 a mutilated message: message op:u8 at:u16le byte:u8
+//! body     := kind:u8 (mod 16)
+//!             0, 8 literal: len:u16le (0xffff: the rest) bytes
+//!             1, 9, 10, 15 a generated message (generate::Message)
+//!             2, 11 a generated batch                3, 14 a generated JSON value
+//!             4 deep nesting: depth:u16le style:u8
+//!             5, 12, 13 a mutilated message: message op:u8 at:u16le byte:u8
 //!             6 a large body: size:u8 (× 64 KiB)     7 empty
 //! ```
 //!
@@ -345,19 +346,22 @@ fn header(u: &mut Unstructured<'_>) -> Option<HeaderOp> {
     };
     match (op >> 5) & 3 {
         2 => Some(HeaderOp::Remove(name)),
-        1 => Some(HeaderOp::Insert(name, value(u))),
-        _ => Some(HeaderOp::Append(name, value(u))),
+        1 => Some(HeaderOp::Insert(name, value(u, 0))),
+        _ => Some(HeaderOp::Append(name, value(u, 0))),
     }
 }
 
-fn value(u: &mut Unstructured<'_>) -> Value {
+/// A value; the base64 sentinel nests at most twice (each level grows the
+/// value by a third).
+fn value(u: &mut Unstructured<'_>, depth: usize) -> Value {
     let kind = usize::from(byte(u)) % VALUE_KINDS;
     match kind {
         MIRROR_METHOD => Value::MirrorMethod,
         MIRROR_NAME => Value::MirrorName,
         MIRROR_VERSION => Value::MirrorVersion,
         SESSION => Value::Session,
-        BASE64 => Value::Base64(Box::new(value(u))),
+        BASE64 if depth < 2 => Value::Base64(Box::new(value(u, depth + 1))),
+        BASE64 => Value::Bytes(Vec::new()),
         RAW => {
             let len = usize::from(byte(u));
             Value::Bytes(take(u, len).to_vec())
@@ -372,21 +376,21 @@ fn u16le(u: &mut Unstructured<'_>) -> u16 {
 }
 
 fn body(u: &mut Unstructured<'_>) -> Vec<u8> {
-    match byte(u) % 8 {
-        0 => {
+    match byte(u) % 16 {
+        0 | 8 => {
             let len = u16le(u);
             let len = if len == u16::MAX { u.len() } else { usize::from(len) };
             take(u, len).to_vec()
         }
-        1 => generate::Message::arbitrary(u).map(|m| m.text().into_bytes()).unwrap_or_default(),
-        2 => {
+        1 | 9 | 10 | 15 => generate::Message::arbitrary(u).map(|m| m.text().into_bytes()).unwrap_or_default(),
+        2 | 11 => {
             let messages: Vec<generate::Message> = Vec::arbitrary(u).unwrap_or_default();
             let texts: Vec<String> = messages.iter().map(generate::Message::text).collect();
             format!("[{}]", texts.join(",")).into_bytes()
         }
-        3 => generate::Json::arbitrary(u).map(|j| j.text().into_bytes()).unwrap_or_default(),
+        3 | 14 => generate::Json::arbitrary(u).map(|j| j.text().into_bytes()).unwrap_or_default(),
         4 => deep(usize::from(u16le(u)), byte(u)).into_bytes(),
-        5 => {
+        5 | 12 | 13 => {
             let mut text = generate::Message::arbitrary(u).map(|m| m.text().into_bytes()).unwrap_or_default();
             let (op, at, b) = (byte(u), usize::from(u16le(u)), byte(u));
             mutilate(&mut text, op, at, b);
@@ -399,7 +403,8 @@ fn body(u: &mut Unstructured<'_>) -> Vec<u8> {
             text.extend_from_slice(b"\"}}");
             text
         }
-        _ => Vec::new(),
+        7 => Vec::new(),
+        _ => unreachable!("a kind is below 16"),
     }
 }
 

@@ -169,7 +169,7 @@ pub fn check(sent: &Sent<'_>, got: &Collected) -> Result<(), String> {
         Some(Ok(v)) => Some(v.split(';').next().unwrap_or("").trim().to_ascii_lowercase()),
         Some(Err(_)) => return Err("a Content-Type that is not visible ASCII".into()),
     };
-    let ids = request_ids(sent.body);
+    let ids = Ids { body: sent.body, parsed: std::cell::OnceCell::new() };
     match media.as_deref() {
         None if got.body.is_empty() => Ok(()),
         None => Err("a body without a Content-Type".into()),
@@ -186,7 +186,7 @@ pub fn check_or_describe(sent: &Sent<'_>, got: &Collected, request: &dyn std::fm
     })
 }
 
-fn check_json(sent: &Sent<'_>, status: u16, body: &[u8], ids: &BTreeSet<String>) -> Result<(), String> {
+fn check_json(sent: &Sent<'_>, status: u16, body: &[u8], ids: &Ids<'_>) -> Result<(), String> {
     let whole: &RawValue = serde_json::from_slice(body).map_err(|e| format!("a JSON body that is not JSON: {e}"))?;
     let text = whole.get();
     if text.starts_with('[') {
@@ -215,7 +215,7 @@ fn check_json(sent: &Sent<'_>, status: u16, body: &[u8], ids: &BTreeSet<String>)
 
 /// A JSON-RPC response object: `jsonrpc` `"2.0"`, an `id` that the request
 /// carried (or `null`), exactly one of `result` and a well-formed `error`.
-fn check_response(raw: &RawValue, ids: &BTreeSet<String>) -> Result<(), String> {
+fn check_response(raw: &RawValue, ids: &Ids<'_>) -> Result<(), String> {
     let members = members(raw)?;
     let get = |key: &str| members.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
     if let Some((key, _)) = members.iter().find(|(k, _)| !matches!(k.as_ref(), "jsonrpc" | "id" | "result" | "error")) {
@@ -227,8 +227,8 @@ fn check_response(raw: &RawValue, ids: &BTreeSet<String>) -> Result<(), String> 
     let Some(id) = get("id") else {
         return Err(format!("a response without an id: {:.200}", raw.get()));
     };
-    if id.get() != "null" && !ids.contains(id.get()) {
-        return Err(format!("a response id {} the request did not carry (it had {ids:?})", id.get()));
+    if id.get() != "null" && !ids.get().contains(id.get()) {
+        return Err(format!("a response id {} the request did not carry (it had {:?})", id.get(), ids.get()));
     }
     match (get("result"), get("error")) {
         (Some(_), None) => Ok(()),
@@ -271,7 +271,7 @@ fn check_notification(raw: &RawValue) -> Result<(), String> {
 /// An SSE body: complete events of `event:`/`data:`/`id:`/`retry:` lines
 /// and comments; each `data` a JSON-RPC message; the last message the
 /// response (and the only one).
-fn check_sse(body: &[u8], ids: &BTreeSet<String>) -> Result<(), String> {
+fn check_sse(body: &[u8], ids: &Ids<'_>) -> Result<(), String> {
     let text = std::str::from_utf8(body).map_err(|_| "an SSE body that is not UTF-8".to_owned())?;
     if !text.ends_with("\n\n") {
         return Err("an SSE body that does not end with a complete event".into());
@@ -359,11 +359,30 @@ fn members(raw: &RawValue) -> Result<Vec<(Cow<'_, str>, &RawValue)>, String> {
     Ok(out)
 }
 
+/// The ids of a request, parsed when a response names one (a large body
+/// is read only when needed).
+struct Ids<'a> {
+    body: &'a [u8],
+    parsed: std::cell::OnceCell<BTreeSet<String>>,
+}
+
+impl Ids<'_> {
+    fn get(&self) -> &BTreeSet<String> {
+        self.parsed.get_or_init(|| request_ids(self.body))
+    }
+}
+
 /// Every `id` a request body carries (the raw text of each `id` member of
 /// the object, or of each object of the array), duplicates included.
+///
+/// Read from the body with invalid UTF-8 replaced: `serde_json` (like the
+/// endpoints' parser) skips members without checking their UTF-8, but
+/// cannot borrow a raw value from bytes that are not UTF-8; an id the
+/// server can echo is valid UTF-8 and stays as it is.
 pub fn request_ids(body: &[u8]) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
-    let Ok(whole) = serde_json::from_slice::<&RawValue>(body) else { return ids };
+    let text = String::from_utf8_lossy(body);
+    let Ok(whole) = serde_json::from_str::<&RawValue>(&text) else { return ids };
     let objects: Vec<&RawValue> =
         if whole.get().starts_with('[') { serde_json::from_str(whole.get()).unwrap_or_default() } else { vec![whole] };
     for object in objects.into_iter().filter(|o| o.get().starts_with('{')) {
@@ -434,6 +453,12 @@ mod tests {
         );
         assert_eq!(verdict("", 404, JSON, r#"{"error":"no endpoint at `/x`"}"#), Ok(()));
         assert_eq!(verdict("", 202, None, ""), Ok(()));
+        let not_utf8 = b"{\"id\":7,\"x\":\"\xff\"}";
+        let sent = Sent { method: "POST", body: not_utf8, size: not_utf8.len() };
+        assert_eq!(
+            check(&sent, &collected(400, JSON, r#"{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}"#)),
+            Ok(())
+        );
         let stream = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n: keep-alive\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
         assert_eq!(verdict(r#"{"id":1}"#, 200, SSE, stream), Ok(()));
     }
