@@ -35,11 +35,13 @@ build_flags=(--sanitizer none --codegen-units 16 --target-dir "$target_dir")
 step() { printf '\n=== %s\n' "$*"; }
 started=$SECONDS
 
+# Background jobs, each the leader of its own process group (setsid), so an
+# early exit ends them with everything they started (rustc, libFuzzer).
 pids=()
 cleanup() {
   local pid
   for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
+    kill -TERM -- "-$pid" 2>/dev/null || true
   done
   wait 2>/dev/null || true
 }
@@ -57,14 +59,27 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 cargo +nightly fuzz --version
 
-step "cargo fuzz build"
+step "cargo fuzz build, and the stable replay's build beside it"
 mkdir -p "$target_dir"
+# The stable build of the replay test runs beside the nightly build (in its
+# own target directory: cargo locks one per build), filling the cores that
+# either leaves idle.
+CARGO_TARGET_DIR=$target_dir/stable setsid cargo test --manifest-path fuzz/Cargo.toml --no-run \
+  >"$target_dir/stable-build.log" 2>&1 &
+stable_build=$!
+pids+=("$stable_build")
 # Every target in one build (they share the library); quiet unless it fails.
 if ! (cd fuzz && cargo +nightly fuzz build "${build_flags[@]}" >"$target_dir/build.log" 2>&1); then
   tail -n 40 "$target_dir/build.log" >&2
   echo "scripts/fuzz.sh: the fuzz build failed ($target_dir/build.log)" >&2
   exit 1
 fi
+if ! wait "$stable_build"; then
+  tail -n 40 "$target_dir/stable-build.log" >&2
+  echo "scripts/fuzz.sh: the stable build of the replay failed ($target_dir/stable-build.log)" >&2
+  exit 1
+fi
+pids=()
 printf 'built in %ds\n' $((SECONDS - started))
 
 step "fuzzing ${targets[*]} for ${seconds}s each"
@@ -78,7 +93,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "fuzz/artifacts/$t"
   dict=()
   [[ -f fuzz/dict/$t.dict ]] && dict=(-dict="fuzz/dict/$t.dict")
-  timeout --kill-after=10 $((seconds + 120)) "$bin_dir/$t" "$work" "fuzz/corpus/$t" \
+  setsid timeout --kill-after=10 $((seconds + 120)) "$bin_dir/$t" "$work" "fuzz/corpus/$t" \
     "${libfuzzer_flags[@]}" "${dict[@]}" -artifact_prefix="fuzz/artifacts/$t/" >"$logs/$t.log" 2>&1 &
   pids+=("$!")
 done
@@ -97,7 +112,12 @@ done
 pids=()
 
 step "replaying the corpus and regressions (stable)"
-cargo test --manifest-path fuzz/Cargo.toml --quiet 2>&1 | tail -n 5 || failed+=("replay")
+if CARGO_TARGET_DIR=$target_dir/stable cargo test --manifest-path fuzz/Cargo.toml >"$logs/replay.log" 2>&1; then
+  grep -m 1 'test result' "$logs/replay.log"
+else
+  failed+=("replay")
+  grep -E -A 20 'panicked|FAILED|error' "$logs/replay.log" | head -n 60
+fi
 
 step "done in $((SECONDS - started))s"
 if ((${#failed[@]})); then
