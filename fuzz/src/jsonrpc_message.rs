@@ -6,14 +6,26 @@
 //! id (string, number or `null`), `params` an object or an array, and
 //! `params()` / `params_as()` agree with the shape of the raw `params`.
 //! And against `serde_json::Value` as an oracle, where it can hold the
-//! input: valid JSON is never `-32700`, and what the parser accepts as a
-//! request or a response says what the document says.
+//! input: valid JSON nested at most 32 deep is never `-32700`, and what the
+//! parser accepts as a request or a response says what the document says.
 
 use rpc::Params;
 use rpc::error::code;
 use rpc::jsonrpc::envelope::{self, Body, Invalid, Message, Request};
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+/// Nesting that any parser limit leaves alone.
+const SHALLOW: usize = 32;
+
+/// The nesting depth of a value (a scalar: 0).
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
 
 /// Runs one input (both values of `accept_responses`).
 pub fn run(data: &[u8]) {
@@ -24,7 +36,10 @@ pub fn run(data: &[u8]) {
         match envelope::parse_body(data, accept_responses) {
             Err(error) => {
                 assert_eq!(error.code(), code::PARSE_ERROR, "parse_body fails only with -32700");
-                assert!(oracle.is_none(), "valid JSON refused as a parse error: {error:?}");
+                // Shallow valid JSON is never a parse error (a parser may
+                // refuse deep nesting: its limit is its own business).
+                let shallow = oracle.as_ref().is_some_and(|o| depth(o) <= SHALLOW);
+                assert!(!shallow, "valid JSON refused as a parse error: {error:?}");
             }
             Ok(Body::Single(message)) => {
                 if let Some(oracle) = &oracle {

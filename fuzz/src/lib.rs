@@ -21,8 +21,11 @@ pub mod seeds;
 #[path = "../../tests/src/wellformed.rs"]
 pub mod wellformed;
 
+/// A harness: runs one input, panics on a finding.
+pub type Harness = fn(&[u8]);
+
 /// The harness of each target, by name.
-pub const TARGETS: &[(&str, fn(&[u8]))] =
+pub const TARGETS: &[(&str, Harness)] =
     &[("jsonrpc_message", jsonrpc_message::run), ("mcp_request", app::run_mcp), ("rpc_request", app::run_rpc)];
 
 #[cfg(test)]

@@ -149,8 +149,8 @@ fn mcp() -> Vec<Seed> {
         seed(
             "handshake_set_level_then_stats",
             Encoder::new(Some("2025-11-25"))
-                .request("POST", "/mcp/v1", MCP_TARGETS, STANDARD, &[], &call("logging/setLevel", r#"{"level":"debug"}"#))
-                .request("POST", "/mcp/v1", MCP_TARGETS, STANDARD, &[], &call("tools/call", r#"{"name":"Catalog.stats"}"#))
+                .request("POST", "/mcp/v1", MCP_TARGETS, STANDARD, &[], call("logging/setLevel", r#"{"level":"debug"}"#))
+                .request("POST", "/mcp/v1", MCP_TARGETS, STANDARD, &[], call("tools/call", r#"{"name":"Catalog.stats"}"#))
                 .finish(),
             &[200, 200],
         ),
@@ -161,7 +161,7 @@ fn mcp() -> Vec<Seed> {
         seed("handshake_initialize_twice", h.post(Some("2025-03-26"), "/mcp/v1", init), &[200]),
         seed("handshake_cancel", h.post(Some("2025-06-18"), "/mcp/v1", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x","reason":"r"}}"#), &[202]),
         seed("handshake_response", h.post(Some("2025-06-18"), "/mcp/v1", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#), &[202]),
-        seed("handshake_wrong_version_header", Encoder::new(Some("2025-06-18")).request("POST", "/mcp/v1", MCP_TARGETS, STANDARD, &[(1, "mcp-protocol-version", "2099-01-01")], &call("ping", "{}")).finish(), &[400]),
+        seed("handshake_wrong_version_header", Encoder::new(Some("2025-06-18")).request("POST", "/mcp/v1", MCP_TARGETS, STANDARD, &[(1, "mcp-protocol-version", "2099-01-01")], call("ping", "{}")).finish(), &[400]),
         seed("handshake_unknown_session", h.with("POST", "/mcp/v1", STANDARD, &[(1, "mcp-session-id", "@raw:nope")], &call("tools/list", "{}")), &[404]),
         seed("handshake_no_session", h.post(None, "/mcp/v1", &call("tools/list", "{}")), &[400]),
         seed("handshake_delete", Encoder::new(Some("2025-06-18")).request("DELETE", "/mcp/v1", MCP_TARGETS, STANDARD, &[], "").finish(), &[200]),

@@ -243,7 +243,7 @@ fn check_error(raw: &RawValue) -> Result<(), String> {
     if let Some((key, _)) = members.iter().find(|(k, _)| !matches!(k.as_ref(), "code" | "message" | "data")) {
         return Err(format!("an error member {key:?}: {}", raw.get()));
     }
-    if !get("code").is_some_and(|c| c.parse::<i32>().is_ok()) {
+    if get("code").is_none_or(|c| c.parse::<i32>().is_err()) {
         return Err(format!("an error code that is not an integer: {:.200}", raw.get()));
     }
     if !get("message").is_some_and(|m| m.starts_with('"')) {
