@@ -6,6 +6,11 @@
 //! size bounded by the request's ([`BASE_BYTES`] + [`AMPLIFICATION`] × its
 //! size). A body must also end within a deadline ([`collect`]).
 //!
+//! The application is the catalog in `Environment::Prod`: error data never
+//! carries the debug members (`sources`, `location`), and no answer carries
+//! `-32603` (an internal error: over MCP a tool's failure is a result whose
+//! content quotes its code) unless the request did.
+//!
 //! Shared by the property tests (`tests/hostile_props.rs`) and the fuzz
 //! harnesses (`fuzz/src`, which include this file by path), so it uses
 //! only crates both depend on: `http`, `http-body`, `http-body-util`,
@@ -169,6 +174,9 @@ pub fn check(sent: &Sent<'_>, got: &Collected) -> Result<(), String> {
         Some(Ok(v)) => Some(v.split(';').next().unwrap_or("").trim().to_ascii_lowercase()),
         Some(Err(_)) => return Err("a Content-Type that is not visible ASCII".into()),
     };
+    if contains(&got.body, b"-32603") && !contains(sent.body, b"32603") {
+        return Err("an internal error (-32603): a method panicked, or the server failed".into());
+    }
     let ids = Ids { body: sent.body, parsed: std::cell::OnceCell::new() };
     match media.as_deref() {
         None if got.body.is_empty() => Ok(()),
@@ -177,6 +185,10 @@ pub fn check(sent: &Sent<'_>, got: &Collected) -> Result<(), String> {
         Some("text/event-stream") => check_sse(&got.body, &ids),
         Some(other) => Err(format!("unexpected Content-Type {other:?}")),
     }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Checks a whole response, naming the request in the error.
@@ -238,9 +250,9 @@ fn check_response(raw: &RawValue, ids: &Ids<'_>) -> Result<(), String> {
 }
 
 fn check_error(raw: &RawValue) -> Result<(), String> {
-    let members = members(raw)?;
-    let get = |key: &str| members.iter().find(|(k, _)| k == key).map(|(_, v)| v.get());
-    if let Some((key, _)) = members.iter().find(|(k, _)| !matches!(k.as_ref(), "code" | "message" | "data")) {
+    let fields = members(raw)?;
+    let get = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.get());
+    if let Some((key, _)) = fields.iter().find(|(k, _)| !matches!(k.as_ref(), "code" | "message" | "data")) {
         return Err(format!("an error member {key:?}: {}", raw.get()));
     }
     if get("code").is_none_or(|c| c.parse::<i32>().is_err()) {
@@ -248,6 +260,12 @@ fn check_error(raw: &RawValue) -> Result<(), String> {
     }
     if !get("message").is_some_and(|m| m.starts_with('"')) {
         return Err(format!("an error message that is not a string: {:.200}", raw.get()));
+    }
+    if let Some(data) = get("data").filter(|d| d.starts_with('{')) {
+        let data: &RawValue = serde_json::from_str(data).map_err(|e| e.to_string())?;
+        if let Some((key, _)) = members(data)?.iter().find(|(k, _)| matches!(k.as_ref(), "sources" | "location")) {
+            return Err(format!("error data with the debug member {key:?} in production: {:.200}", raw.get()));
+        }
     }
     Ok(())
 }
@@ -473,6 +491,14 @@ mod tests {
             (200, JSON, r#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}"#, "not an integer"),
             (200, JSON, r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"result":1}"#, "duplicate"),
             (404, JSON, r#"{"error":"no endpoint at `/\'`"}"#, "not JSON"),
+            (200, JSON, r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"m"}}"#, "internal error"),
+            (200, JSON, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"{\"code\":-32603}"}]}}"#, "internal"),
+            (
+                200,
+                JSON,
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"location":"x"}}}"#,
+                "debug member",
+            ),
             (200, JSON, "[]", "empty batch"),
             (204, JSON, "{}", "with a body"),
             (200, None, "x", "without a Content-Type"),
