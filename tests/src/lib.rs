@@ -6,6 +6,7 @@ pub mod modern_mcp;
 pub mod raw_http;
 pub mod raw_mcp;
 pub mod strict_schema;
+pub mod wellformed;
 
 use std::net::SocketAddr;
 

@@ -334,7 +334,7 @@ async fn a_stateless_only_endpoint_refuses_the_handshake_era() {
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let reply = http.request(method.clone(), &url).header("mcp-session-id", "abc").send().await.expect("sent");
         assert_eq!(reply.status(), 405, "{method}");
-        assert_eq!(reply.headers()["allow"], "POST");
+        assert_eq!(reply.headers()["allow"], "POST, OPTIONS");
     }
     let mut legacy = RawMcp::new(&url);
     let reply = legacy.initialize_lenient("2025-11-25").await;

@@ -34,9 +34,14 @@ pub fn parse_body(bytes: &[u8], accept_responses: bool) -> Result<Body<'_>, RpcE
 
 /// Parses a body within `limits` (nesting depth, number of values, batch
 /// length: checked in one pass before anything is parsed, see
-/// [`JsonLimits`]); invalid JSON is a `-32700` error, a body beyond the
-/// limits `-32600`.
+/// [`JsonLimits`]); invalid JSON (invalid UTF-8 anywhere included) is a
+/// `-32700` error, a body beyond the limits `-32600`.
 pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &JsonLimits) -> Result<Body<'a>, RpcError> {
+    // JSON is UTF-8 (RFC 8259); serde checks only the strings it reads, not
+    // those of members it skips.
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(RpcError::parse_error(format_args!("the body is not valid UTF-8 (at byte {})", e.valid_up_to())));
+    }
     if let Err(exceeded) = limits.check(bytes) {
         return Err(RpcError::invalid_request(format!("Invalid Request: {exceeded}")));
     }
@@ -238,6 +243,7 @@ mod tests {
         assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","params":{},"params":{}}"#), -32600);
         assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","id":1}"#), 0);
         assert!(matches!(parse_body(b" []", false), Ok(Body::Batch(v)) if v.is_empty()));
+        assert_eq!(code(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"x\":\"\xff\",\"id\":1}"), -32700, "UTF-8 everywhere");
     }
 
     #[test]

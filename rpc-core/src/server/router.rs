@@ -76,6 +76,12 @@ impl Router {
     }
 }
 
+/// The 404 of a path no service is mounted at: a fixed message (the path is
+/// the client's: it is never echoed into the response or the log).
+fn no_endpoint() -> Response<ResponseBody> {
+    json_response(StatusCode::NOT_FOUND, r#"{"error":"no endpoint at this path"}"#)
+}
+
 impl<B> Service<Request<B>> for Router
 where
     B: Body<Data = Bytes> + Send + Sync + 'static,
@@ -91,10 +97,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let Some((prefix, route)) = self.route(request.uri().path()) else {
-            // A fixed message: the path is the client's, never echoed.
-            return Box::pin(async move {
-                Ok(json_response(StatusCode::NOT_FOUND, r#"{"error":"no endpoint at this path"}"#))
-            });
+            return Box::pin(std::future::ready(Ok(no_endpoint())));
         };
         let route = route.clone();
         let (mut parts, body) = request.into_parts();
@@ -115,5 +118,25 @@ where
         parts.extensions.insert(OriginalUri(original));
         let request = Request::from_parts(parts, body.map_err(Into::into).boxed());
         Box::pin(route.oneshot(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::Full;
+
+    use super::*;
+
+    #[test]
+    fn unmounted_paths_get_a_json_404() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        for path in ["/it's", "/a\"b", "/%00\\", "/caf%C3%A9"] {
+            let request = Request::builder().uri(path).body(Full::new(Bytes::new())).unwrap();
+            let response = runtime.block_on(Router::new().oneshot(request)).unwrap();
+            assert_eq!(response.status(), StatusCode::NOT_FOUND);
+            let body = runtime.block_on(response.into_body().collect()).unwrap().to_bytes();
+            let json: serde_json::Value = serde_json::from_slice(&body).expect("a JSON body");
+            assert_eq!(json["error"], "no endpoint at this path", "{path}");
+        }
     }
 }

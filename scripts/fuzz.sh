@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Fuzzes the JSON-RPC parser and both endpoints of the catalog example for a
+# bounded time, then replays the committed corpus and regressions on the
+# stable toolchain. Exits non-zero on any crash (a panic, a malformed
+# response, a hang, an oversize response) or replay failure; the crashing
+# input is left in fuzz/artifacts/<target>/ (copy it to
+# fuzz/regressions/<target>/ once fixed).
+#
+#   scripts/fuzz.sh [SECONDS]     SECONDS per target (default 60)
+#
+# The targets run side by side (one libFuzzer process each, so the wall time
+# is about SECONDS whatever their number). Needs the nightly toolchain
+# (`cargo +nightly`); installs cargo-fuzz when it is missing.
+#
+# Environment: FUZZ_TARGETS (default: all three), FUZZ_TARGET_DIR (the
+# nightly build's target directory, default fuzz/target; point it at a
+# persistent directory to build incrementally).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+seconds=${1:-60}
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
+read -r -a targets <<<"${FUZZ_TARGETS:-jsonrpc_message mcp_request rpc_request}"
+target_dir=${FUZZ_TARGET_DIR:-$root/fuzz/target}
+
+# libFuzzer limits: inputs up to 8 KiB (bodies grow past the 4 MiB limit from
+# a few bytes), 10 s per input (a response that never ends is seen at once
+# under the harness's paused clock: this catches busy loops), 2 GiB of memory.
+libfuzzer_flags=(-max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+# The build: no sanitizer (safe Rust; debug assertions and overflow checks
+# stay on), 16 codegen units (a build in minutes on 2 cores).
+build_flags=(--sanitizer none --codegen-units 16 --target-dir "$target_dir")
+
+step() { printf '\n=== %s\n' "$*"; }
+started=$SECONDS
+
+# Background jobs, each the leader of its own process group (setsid), so an
+# early exit ends them with everything they started (rustc, libFuzzer).
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill -TERM -- "-$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step "toolchain"
+cargo +nightly --version >/dev/null 2>&1 || {
+  echo "scripts/fuzz.sh: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
+  exit 1
+}
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  step "cargo install cargo-fuzz"
+  cargo +nightly install cargo-fuzz --locked
+fi
+cargo +nightly fuzz --version
+
+step "cargo fuzz build, and the stable replay's build beside it"
+mkdir -p "$target_dir"
+# The stable build of the replay test runs beside the nightly build (in its
+# own target directory: cargo locks one per build), filling the cores that
+# either leaves idle.
+CARGO_TARGET_DIR=$target_dir/stable setsid cargo test --manifest-path fuzz/Cargo.toml --no-run \
+  >"$target_dir/stable-build.log" 2>&1 &
+stable_build=$!
+pids+=("$stable_build")
+# Every target in one build (they share the library); quiet unless it fails.
+if ! (cd fuzz && cargo +nightly fuzz build "${build_flags[@]}" >"$target_dir/build.log" 2>&1); then
+  tail -n 40 "$target_dir/build.log" >&2
+  echo "scripts/fuzz.sh: the fuzz build failed ($target_dir/build.log)" >&2
+  exit 1
+fi
+if ! wait "$stable_build"; then
+  tail -n 40 "$target_dir/stable-build.log" >&2
+  echo "scripts/fuzz.sh: the stable build of the replay failed ($target_dir/stable-build.log)" >&2
+  exit 1
+fi
+pids=()
+printf 'built in %ds\n' $((SECONDS - started))
+
+step "fuzzing ${targets[*]} for ${seconds}s each"
+bin_dir=$target_dir/x86_64-unknown-linux-gnu/release
+logs=$target_dir/fuzz-logs
+mkdir -p "$logs"
+for t in "${targets[@]}"; do
+  # New inputs go to a work corpus under the target directory; the committed
+  # seeds are read, never written.
+  work=$target_dir/corpus/$t
+  mkdir -p "$work" "fuzz/artifacts/$t"
+  dict=()
+  [[ -f fuzz/dict/$t.dict ]] && dict=(-dict="fuzz/dict/$t.dict")
+  setsid timeout --kill-after=10 $((seconds + 120)) "$bin_dir/$t" "$work" "fuzz/corpus/$t" \
+    "${libfuzzer_flags[@]}" "${dict[@]}" -artifact_prefix="fuzz/artifacts/$t/" >"$logs/$t.log" 2>&1 &
+  pids+=("$!")
+done
+failed=()
+for i in "${!targets[@]}"; do
+  t=${targets[$i]}
+  if wait "${pids[$i]}"; then
+    printf '%-16s %s\n' "$t" "$(grep -E '^(stat::number_of_executed_units|#[0-9]+.*DONE)' "$logs/$t.log" | tail -n 1)"
+  else
+    failed+=("$t")
+    printf '%-16s FAILED (log: %s)\n' "$t" "$logs/$t.log"
+    grep -E -A 30 'panicked|ERROR: libFuzzer|deadly signal|timeout|out-of-memory' "$logs/$t.log" | head -n 60 || tail -n 40 "$logs/$t.log"
+    ls -1 "fuzz/artifacts/$t" | sed 's/^/  artifact: fuzz\/artifacts\/'"$t"'\//'
+  fi
+done
+pids=()
+
+step "replaying the corpus and regressions (stable)"
+if CARGO_TARGET_DIR=$target_dir/stable cargo test --manifest-path fuzz/Cargo.toml >"$logs/replay.log" 2>&1; then
+  grep -m 1 'test result' "$logs/replay.log"
+else
+  failed+=("replay")
+  grep -E -A 20 'panicked|FAILED|error' "$logs/replay.log" | head -n 60
+fi
+
+step "done in $((SECONDS - started))s"
+if ((${#failed[@]})); then
+  echo "scripts/fuzz.sh: failures: ${failed[*]}" >&2
+  exit 1
+fi
+echo "no crash"
