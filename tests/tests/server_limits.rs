@@ -170,7 +170,7 @@ async fn slow_request_head_is_cut_at_the_header_read_timeout() {
     trickle.abort();
     assert!(matches!(closed, Ok(Ok(0) | Err(_))), "the server must close the connection, got {closed:?}");
     assert!(elapsed >= ms(350), "closed after {elapsed:?}, before the 400 ms header-read timeout");
-    assert!(elapsed < ms(2900), "closed only after {elapsed:?}");
+    assert!(elapsed < ms(1500), "closed only after {elapsed:?}: a late head is cut at once, without a grace period");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -222,7 +222,7 @@ async fn next_request_head_on_a_kept_alive_connection_gets_the_header_read_timeo
     stream.write_all(b"GET /ok HTTP/1.1\r\nhost: 127.0.0.1\r\n").await.expect("partial head sent");
     let closed = closed_after(&mut stream, start, ms(4500)).await.expect("a stalled head must be cut");
     assert!(closed >= ms(350), "closed after {closed:?}");
-    assert!(closed < ms(2500), "closed after {closed:?}: the idle timeout (5 s), not the header-read timeout, applied");
+    assert!(closed < ms(1500), "closed after {closed:?}: the idle timeout (5 s), not the header-read timeout, applied");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -243,7 +243,13 @@ async fn drive<S>(
         },
     };
     match reason {
-        Expired::HeaderRead => tracing::debug!(%peer, "closing connection: request head not received in time"),
+        Expired::HeaderRead => {
+            // Nothing is in flight and a half-received head cannot be
+            // answered: close at once (a graceful shutdown would wait for
+            // the head, that is for the grace period).
+            tracing::debug!(%peer, "closing connection: request head not received in time");
+            return;
+        }
         Expired::Idle => tracing::debug!(%peer, "closing idle connection"),
         Expired::Closing => {}
     }
