@@ -6,6 +6,7 @@ use rpc::server::cli::Program;
 
 /// The catalog's own options.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Catalog")]
 struct Options {
     /// The public base URL documents name (`https://api.example.com`), for a
     /// server behind a proxy; by default, `http://` and the request's host.
