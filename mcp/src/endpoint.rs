@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rpc::i18n::{Field, Language, SERVER_KEY, Translations};
 use rpc::{ApiGroup, Executor, HostPolicy, Security};
 use serde_json::{Map, Value, json};
 
@@ -10,7 +11,7 @@ use crate::changes::ListChanges;
 use crate::config::{CacheScope, Eras, InvalidArguments, McpConfig, ServerInfo};
 use crate::protocol::ProtocolVersion;
 use crate::session::{InMemorySessionStore, SessionStore};
-use crate::tools::{GroupTools, server_info_meta, stateless_list_fields};
+use crate::tools::{GroupTools, ListTexts, server_info_meta, stateless_list_fields};
 use crate::transport::inflight::InFlight;
 
 /// Configures an [`McpEndpoint`].
@@ -21,6 +22,7 @@ pub struct McpEndpointBuilder {
     sessions: Option<Arc<dyn SessionStore>>,
     security: Security,
     list_changes: Option<ListChanges>,
+    translations: Arc<Translations>,
 }
 
 impl std::fmt::Debug for McpEndpointBuilder {
@@ -138,15 +140,32 @@ impl McpEndpointBuilder {
         self
     }
 
+    /// Titles and descriptions of the tools and the server in the client's
+    /// language (`Accept-Language`, negotiated per request in both eras)
+    /// from translation files (group files of this endpoint's group
+    /// first); responses then carry `Content-Language` and
+    /// `Vary: Accept-Language`.
+    pub fn translations(mut self, translations: Arc<Translations>) -> Self {
+        self.translations = translations;
+        self
+    }
+
     /// Builds the endpoint; every tool list and the discovery result are
-    /// built and serialised here.
+    /// built and serialised here, in every language.
     pub fn build(self) -> McpEndpoint {
-        let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config);
-        let tail = {
-            let meta = server_info_meta(&self.config).to_string();
-            format!(",\"resultType\":\"complete\",\"_meta\":{meta}")
+        let translations = self.translations;
+        let localized: Vec<ServerTexts> = translations
+            .all()
+            .map(|language| {
+                ServerTexts::new(&self.config, &translations, &self.group, language, self.list_changes.is_some())
+            })
+            .collect();
+        let texts = ListTexts {
+            group: &self.group,
+            translations: &translations,
+            stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
         };
-        let discover = discover_result(&self.config, self.list_changes.is_some());
+        let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
         McpEndpoint {
             inner: Arc::new(Inner {
                 executor: self.executor,
@@ -156,24 +175,64 @@ impl McpEndpointBuilder {
                 sessions: self.sessions.unwrap_or_else(|| Arc::new(InMemorySessionStore::default())),
                 security: self.security,
                 list_changes: self.list_changes,
-                stateless_tail: tail,
-                discover,
+                localized,
+                translations,
                 inflight: InFlight::default(),
             }),
         }
     }
 }
 
+/// The endpoint's own texts in one language, and what is serialised from them.
+pub(crate) struct ServerTexts {
+    /// `serverInfo`, its title and description localised.
+    pub server_info: ServerInfo,
+    /// `instructions`, localised.
+    pub instructions: Option<String>,
+    /// `,"resultType":"complete","_meta":{serverInfo}`: closes 2026-07-28 results.
+    pub stateless_tail: String,
+    /// The serialised `server/discover` result.
+    pub discover: Vec<u8>,
+}
+
+impl ServerTexts {
+    fn new(
+        config: &McpConfig,
+        translations: &Translations,
+        group: &str,
+        language: Language,
+        list_changed: bool,
+    ) -> Self {
+        let text = |field| translations.text(Some(group), language, SERVER_KEY, field).map(str::to_owned);
+        let mut server_info = config.server_info.clone();
+        if let Some(title) = text(Field::Title) {
+            server_info.title = Some(title);
+        }
+        if let Some(description) = text(Field::Description) {
+            server_info.description = Some(description);
+        }
+        let instructions = text(Field::Instructions).or_else(|| config.instructions.clone());
+        let stateless_tail = format!(",\"resultType\":\"complete\",\"_meta\":{}", server_info_meta(&server_info));
+        let discover = discover_result(config, &server_info, instructions.as_deref(), list_changed);
+        ServerTexts { server_info, instructions, stateless_tail, discover }
+    }
+}
+
 /// The serialised `DiscoverResult`.
-fn discover_result(config: &McpConfig, list_changed: bool) -> Vec<u8> {
+fn discover_result(
+    config: &McpConfig,
+    server_info: &ServerInfo,
+    instructions: Option<&str>,
+    list_changed: bool,
+) -> Vec<u8> {
     let mut result = Map::new();
     let supported: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
     result.insert("supportedVersions".into(), json!(supported));
     result.insert("capabilities".into(), json!({"tools": {"listChanged": list_changed}, "logging": {}}));
-    if let Some(instructions) = &config.instructions {
+    if let Some(instructions) = instructions {
         result.insert("instructions".into(), json!(instructions));
     }
-    result.extend(stateless_list_fields(config));
+    result.extend(stateless_list_fields(config, server_info));
     serde_json::to_vec(&Value::Object(result)).unwrap_or_default()
 }
 
@@ -200,12 +259,20 @@ pub(crate) struct Inner {
     pub sessions: Arc<dyn SessionStore>,
     pub security: Security,
     pub list_changes: Option<ListChanges>,
-    /// `,"resultType":"complete","_meta":{serverInfo}`: closes 2026-07-28 results.
-    pub stateless_tail: String,
-    /// The serialised `server/discover` result.
-    pub discover: Vec<u8>,
+    /// The endpoint's own texts, per language (by [`Language`] index).
+    pub localized: Vec<ServerTexts>,
+    /// Where the texts come from, and how a request's language is chosen.
+    pub translations: Arc<Translations>,
     /// Calls of handshake-era sessions in progress, for `notifications/cancelled`.
     pub inflight: InFlight,
+}
+
+impl Inner {
+    /// The endpoint's texts in `language` (the default language's when unknown).
+    pub fn texts(&self, language: Language) -> &ServerTexts {
+        // `localized` holds one entry per language, the default first: never empty.
+        self.localized.get(language.index()).unwrap_or(&self.localized[0])
+    }
 }
 
 impl McpEndpoint {
@@ -228,6 +295,7 @@ impl McpEndpoint {
             sessions: None,
             security: Security::default(),
             list_changes: None,
+            translations: Arc::new(Translations::none()),
         }
     }
 

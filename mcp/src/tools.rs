@@ -8,6 +8,7 @@ use std::sync::Arc;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
+use rpc::i18n::{Field, Language, Translations};
 use rpc::{Method, Registry, is_valid_tool_name};
 use serde_json::{Map, Value, json};
 
@@ -49,8 +50,9 @@ impl Tool {
 pub struct ToolSet {
     endpoint: String,
     tools: HashMap<&'static str, Tool>,
-    /// Serialised `ListToolsResult` pages, per protocol revision.
-    pages: [Vec<Bytes>; 5],
+    /// Serialised `ListToolsResult` pages, per language (by [`Language`]
+    /// index), per protocol revision.
+    pages: Vec<[Vec<Bytes>; 5]>,
 }
 
 impl ToolSet {
@@ -74,9 +76,10 @@ impl ToolSet {
         self.tools.is_empty()
     }
 
-    /// The serialised `tools/list` result for `cursor`, or `None` for an invalid cursor.
-    pub fn page(&self, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        let pages = &self.pages[version.index()];
+    /// The serialised `tools/list` result in `language` for `cursor`, or
+    /// `None` for an invalid cursor.
+    pub fn page(&self, language: Language, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
+        let pages = &self.pages.get(language.index()).or_else(|| self.pages.first())?[version.index()];
         let index = match cursor {
             None => 0,
             Some(cursor) => decode_cursor(cursor).filter(|i| *i > 0 && *i < pages.len())?,
@@ -93,8 +96,9 @@ pub struct GroupTools {
 }
 
 impl GroupTools {
-    /// Builds the tools of `group` for every version that has methods in it.
-    pub fn build(registry: &Registry, group: &str, config: &McpConfig) -> GroupTools {
+    /// Builds the tools of `group` for every version that has methods in
+    /// it, with every page serialised in every language of `translations`.
+    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &ListTexts<'_>) -> GroupTools {
         let mut versions = BTreeMap::new();
         let mut problems = Vec::new();
         for version in registry.group_versions(group) {
@@ -109,7 +113,7 @@ impl GroupTools {
                     ));
                 }
             }
-            versions.insert(version, build_set(format!("{group}/v{version}"), &methods, config));
+            versions.insert(version, build_set(format!("{group}/v{version}"), &methods, config, texts));
         }
         let broken = (!problems.is_empty()).then(|| {
             problems.dedup();
@@ -132,7 +136,19 @@ impl GroupTools {
     }
 }
 
-fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig) -> ToolSet {
+/// What the tool lists of a group are written with: its translations and,
+/// per language, the fields every 2026-07-28 list result carries.
+#[derive(Debug)]
+pub struct ListTexts<'a> {
+    /// The group.
+    pub group: &'a str,
+    /// The translations.
+    pub translations: &'a Translations,
+    /// Per language, [`stateless_list_fields`] with the server's identity in it.
+    pub stateless_fields: Vec<Map<String, Value>>,
+}
+
+fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, texts: &ListTexts<'_>) -> ToolSet {
     let tools: Vec<Tool> = methods
         .iter()
         .map(|m| Tool {
@@ -141,30 +157,45 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig) -> 
             mirrored: mirrored_params(m),
         })
         .collect();
-    let pages = ProtocolVersion::ALL.map(|version| {
-        let objects: Vec<Value> = tools.iter().map(|t| tool_json(t, version, config)).collect();
-        let extra = version.is_stateless().then(|| stateless_list_fields(config));
-        paginate(objects, config.page_size.max(1), extra.as_ref())
-    });
+    let pages = texts
+        .translations
+        .all()
+        .map(|language| {
+            ProtocolVersion::ALL.map(|version| {
+                let objects: Vec<Value> = tools
+                    .iter()
+                    .map(|t| {
+                        let name = t.method.name();
+                        let text = |field| texts.translations.text(Some(texts.group), language, name, field);
+                        let description =
+                            text(Field::Description).map(str::to_owned).or_else(|| t.method.full_description());
+                        tool_json(t, version, config, text(Field::Title), description.as_deref())
+                    })
+                    .collect();
+                let extra = version.is_stateless().then(|| texts.stateless_fields.get(language.index())).flatten();
+                paginate(objects, config.page_size.max(1), extra)
+            })
+        })
+        .collect();
     let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
     ToolSet { endpoint, tools, pages }
 }
 
 /// The fields every 2026-07-28 list result carries besides its items:
 /// `resultType`, `ttlMs`, `cacheScope` and the server's identity.
-pub fn stateless_list_fields(config: &McpConfig) -> Map<String, Value> {
+pub fn stateless_list_fields(config: &McpConfig, server_info: &crate::config::ServerInfo) -> Map<String, Value> {
     let mut fields = Map::new();
     fields.insert("resultType".into(), json!("complete"));
     fields.insert("ttlMs".into(), json!(u64::try_from(config.list_ttl.as_millis()).unwrap_or(u64::MAX)));
     fields.insert("cacheScope".into(), json!(config.cache_scope.as_str()));
-    fields.insert("_meta".into(), server_info_meta(config));
+    fields.insert("_meta".into(), server_info_meta(server_info));
     fields
 }
 
 /// `{"io.modelcontextprotocol/serverInfo": ...}`.
-pub fn server_info_meta(config: &McpConfig) -> Value {
+pub fn server_info_meta(server_info: &crate::config::ServerInfo) -> Value {
     let mut meta = Map::new();
-    meta.insert(crate::protocol::meta::SERVER_INFO.into(), config.server_info.to_json(ProtocolVersion::V2026_07_28));
+    meta.insert(crate::protocol::meta::SERVER_INFO.into(), server_info.to_json(ProtocolVersion::V2026_07_28));
     Value::Object(meta)
 }
 
@@ -206,16 +237,25 @@ fn paginate(objects: Vec<Value>, page_size: usize, extra: Option<&Map<String, Va
         .collect()
 }
 
-/// The `Tool` object of `tool` as revision `version` defines it.
-pub fn tool_json(tool: &Tool, version: ProtocolVersion, config: &McpConfig) -> Value {
+/// The `Tool` object of `tool` as revision `version` defines it, with its
+/// title (a translation's, else `#[mcp_tool(title)]`, else the tool's
+/// name) and description (a translation's, else the doc comment's).
+pub fn tool_json(
+    tool: &Tool,
+    version: ProtocolVersion,
+    config: &McpConfig,
+    title: Option<&str>,
+    description: Option<&str>,
+) -> Value {
     let method = &tool.method;
     let d = method.descriptor();
+    let title = title.or(d.tool.title);
     let mut obj = Map::new();
     obj.insert("name".into(), json!(d.name));
     if version.has_structured_output() {
-        obj.insert("title".into(), json!(d.tool.title.unwrap_or(d.name)));
+        obj.insert("title".into(), json!(title.unwrap_or(d.name)));
     }
-    if let Some(description) = method.full_description() {
+    if let Some(description) = description {
         obj.insert("description".into(), json!(description));
     }
     let mut input = method.schemas().input.clone();
@@ -246,7 +286,7 @@ pub fn tool_json(tool: &Tool, version: ProtocolVersion, config: &McpConfig) -> V
             ("idempotentHint", hints.idempotent_hint),
             ("openWorldHint", hints.open_world_hint),
         ];
-        if let Some(title) = hints.title {
+        if let Some(title) = title.filter(|_| hints.title.is_some()) {
             annotations.insert("title".into(), json!(title));
         }
         for (key, value) in fields {

@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::i18n::{Field, Language, SERVER_KEY, Translations};
 use crate::registry::{Method, Registry};
 use crate::schema::{param_properties, shared_generator};
 
@@ -41,29 +42,42 @@ impl Default for ApiInfo {
     }
 }
 
+/// Where a document's texts come from: the translations, in a language.
+#[derive(Debug, Clone, Copy)]
+pub struct Texts<'a> {
+    /// The translations.
+    pub translations: &'a Translations,
+    /// The language of the document.
+    pub language: Language,
+}
+
 /// Builds the OpenRPC document of `version`, restricted to group `scope` if
-/// given. `server_url` goes into `servers`. `None` if the version does not exist.
+/// given, with titles and descriptions from `texts` (falling back to the
+/// doc comments). `server_url` goes into `servers`. `None` if the version
+/// does not exist.
 pub fn document(
     registry: &Registry,
     version: u32,
     scope: Option<&str>,
     info: &ApiInfo,
     server_url: &str,
+    texts: Texts<'_>,
 ) -> Option<Value> {
+    let text = |key: &str, field| texts.translations.text(scope, texts.language, key, field);
     let table = registry.version(version)?;
     let mut generator = shared_generator("/components/schemas");
     let methods: Vec<Value> = table
         .iter()
         .filter(|m| scope.is_none_or(|g| m.in_group(g)))
-        .map(|m| method_object(m, &mut generator))
+        .map(|m| method_object(m, &mut generator, &text))
         .collect();
     let schemas = generator.take_definitions(true);
 
     let versions: Vec<String> = registry.versions().map(|v| format!("v{v}")).collect();
     let mut info_obj = Map::new();
-    info_obj.insert("title".into(), json!(info.title));
+    info_obj.insert("title".into(), json!(text(SERVER_KEY, Field::Title).unwrap_or(&info.title)));
     info_obj.insert("version".into(), json!(info.version));
-    if let Some(d) = &info.description {
+    if let Some(d) = text(SERVER_KEY, Field::Description).or(info.description.as_deref()) {
         info_obj.insert("description".into(), json!(d));
     }
     info_obj.insert("x-api-version".into(), json!(format!("v{version}")));
@@ -83,7 +97,11 @@ pub fn document(
     Some(doc)
 }
 
-fn method_object(method: &Method, generator: &mut schemars::SchemaGenerator) -> Value {
+fn method_object<'t>(
+    method: &Method,
+    generator: &mut schemars::SchemaGenerator,
+    text: &impl Fn(&str, Field) -> Option<&'t str>,
+) -> Value {
     let d = method.descriptor();
     let schemas = (d.schemas)(generator);
     let properties = param_properties(d, schemas.params);
@@ -111,10 +129,10 @@ fn method_object(method: &Method, generator: &mut schemars::SchemaGenerator) -> 
     crate::schema::add_integer_bounds(&mut result_schema);
     let mut obj = Map::new();
     obj.insert("name".into(), json!(d.name));
-    if let Some(s) = d.summary {
+    if let Some(s) = text(d.name, Field::Title).or(d.summary) {
         obj.insert("summary".into(), json!(s));
     }
-    if let Some(desc) = d.description {
+    if let Some(desc) = text(d.name, Field::Description).or(d.description) {
         obj.insert("description".into(), json!(desc));
     }
     obj.insert("params".into(), Value::Array(params));

@@ -161,12 +161,9 @@ async fn nothing_is_reflected() {
     assert_eq!(reply.json()["servers"][0]["url"], format!("http://{}/rpc", server.addr));
     // A configured public URL wins, even when any host name is accepted.
     let security = Security::new().hosts(HostPolicy::any());
-    let app = catalog::app_configured(
-        Environment::Prod,
-        security,
-        Some(PublicUrl::parse("https://api.example.com/").unwrap()),
-    )
-    .unwrap();
+    let public_url = Some(PublicUrl::parse("https://api.example.com/").unwrap());
+    let app = catalog::app_configured(Environment::Prod, catalog::Setup { security, public_url, translations: None })
+        .unwrap();
     let public = TestServer::start(app).await;
     let head = "GET /rpc/v2 HTTP/1.1\r\nHost: other.example\r\nX-Forwarded-Proto: javascript\r\n";
     let reply = exchange(public.addr, head, b"").await;

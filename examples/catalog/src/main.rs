@@ -12,12 +12,33 @@ struct Options {
     /// server behind a proxy; by default, `http://` and the request's host.
     #[arg(long, value_name = "URL")]
     public_url: Option<rpc::server::PublicUrl>,
+    /// The directory of translation files (rpc.<lang>.yaml, rpc/<group>.<lang>.yaml)
+    /// [default: the catalog's own, examples/catalog/translations]
+    #[arg(long, value_name = "DIR")]
+    translations: Option<std::path::PathBuf>,
+    /// The language of texts a client's Accept-Language does not match
+    #[arg(long, value_name = "LANG", default_value = "en")]
+    default_language: String,
+    /// Serve the texts of the code only (doc comments), no translations
+    #[arg(long, conflicts_with = "translations")]
+    no_translations: bool,
 }
 
 fn main() -> std::process::ExitCode {
     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:8080")
         .about("The catalog example: JSON-RPC at /rpc, MCP at /mcp/v1 and /mcp/v2");
     rpc::server::cli::main::<Options, _>(program, |cli, security| {
-        catalog::app_configured(cli.env, security, cli.app.public_url.clone())
+        let options = &cli.app;
+        let translations = if options.no_translations {
+            None
+        } else {
+            let dir = options.translations.clone().unwrap_or_else(catalog::translations_dir);
+            let loaded = rpc::Translations::load(&dir)
+                .and_then(|t| t.with_default_language(&options.default_language))
+                .map_err(|e| format!("translations: {e}"))?;
+            Some(std::sync::Arc::new(loaded))
+        };
+        let setup = catalog::Setup { security, public_url: options.public_url.clone(), translations };
+        catalog::app_configured(cli.env, setup)
     })
 }

@@ -12,6 +12,7 @@ use std::task::Poll;
 
 use futures_util::future::Abortable;
 use http::StatusCode;
+use rpc::i18n::Language;
 use rpc::security::Identity;
 use rpc::{ClientView, Context, Transport};
 use serde_json::value::RawValue;
@@ -49,6 +50,8 @@ pub(crate) struct ToolCall<'a> {
     pub identity: Option<Arc<Identity>>,
     /// The size of the request's `params` in bytes.
     pub input_bytes: usize,
+    /// The language of the request (the server's identity in 2026-07-28 results).
+    pub language: Language,
 }
 
 /// What [`run`] needs of a [`ToolCall`] (owned when the call outlives the
@@ -64,6 +67,7 @@ struct Run<'a> {
     session: Option<Arc<Session>>,
     identity: Option<Arc<Identity>>,
     input_bytes: usize,
+    language: Language,
 }
 
 /// Runs `call` and answers it; `status` maps an error code to the HTTP
@@ -81,18 +85,41 @@ pub(crate) async fn answer(
         );
         return reply::error(StatusCode::NOT_ACCEPTABLE, Some(call.id), &error);
     };
-    let ToolCall { id, name, arguments, version, protocol, client, wanted, session, identity, input_bytes } = call;
+    let ToolCall { id, name, arguments, version, protocol, client, wanted, session, identity, input_bytes, language } =
+        call;
     if !(accepted.sse && wanted.any()) {
         let id = Cow::Borrowed(id);
-        let run_call =
-            Run { id, name, arguments, version, protocol, client, sink: None, session, identity, input_bytes };
+        let run_call = Run {
+            id,
+            name,
+            arguments,
+            version,
+            protocol,
+            client,
+            sink: None,
+            session,
+            identity,
+            input_bytes,
+            language,
+        };
         let finished = run(Arc::clone(&inner), run_call).await;
         return plain(&inner, single, status, finished);
     }
     let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &name);
     let (id, name) = (Cow::Owned(id.to_owned()), Cow::Owned(name.into_owned()));
-    let run_call =
-        Run { id, name, arguments, version, protocol, client, sink: Some(sink), session, identity, input_bytes };
+    let run_call = Run {
+        id,
+        name,
+        arguments,
+        version,
+        protocol,
+        client,
+        sink: Some(sink),
+        session,
+        identity,
+        input_bytes,
+        language,
+    };
     // Boxed: the stream's body owns the call once it outlives this function.
     let future: sse::CallFuture = Box::pin(run(Arc::clone(&inner), run_call));
     match sse::start(future, events, inner.config.keep_alive).await {
@@ -128,7 +155,7 @@ fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
 /// poll is registered for `notifications/cancelled` (a synchronous method,
 /// the common case, never is: it cannot be cancelled anyway).
 async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
-    let Run { id, name, arguments, version, protocol, client, sink, session, identity, input_bytes } = call;
+    let Run { id, name, arguments, version, protocol, client, sink, session, identity, input_bytes, language } = call;
     let streaming = sink.is_some();
     let Some(tools) = inner.tools.version(version) else {
         return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
@@ -138,7 +165,7 @@ async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
         version,
         protocol,
         invalid_arguments: inner.config.invalid_arguments,
-        stateless_tail: &inner.stateless_tail,
+        stateless_tail: &inner.texts(language).stateless_tail,
         input_bytes,
     };
     let tool = tools.get(&name);

@@ -15,15 +15,16 @@ use std::sync::Arc;
 
 use futures_util::future::join_all;
 use http::{HeaderMap, HeaderValue, StatusCode};
+use rpc::i18n::Language;
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
 use rpc::jsonrpc::response::join_batch;
-use rpc::security::Identity;
 use rpc::server::body::status_response;
 use rpc::{Context, Execution, LogLevel, RpcError, Transport};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::Caller;
 use super::exchange::{self, ToolCall};
 use super::negotiate::{Accepted, accepted};
 use super::reply::{self, HttpResponse};
@@ -46,11 +47,6 @@ fn not_acceptable(id: Option<&RawValue>) -> HttpResponse {
     reply::error(StatusCode::NOT_ACCEPTABLE, id, &error)
 }
 
-/// The subject of the caller's identity: who owns the sessions it opens.
-fn owner(identity: &Option<Arc<Identity>>) -> Option<&str> {
-    identity.as_deref().map(|i| i.subject.as_str())
-}
-
 /// Handles one message of the handshake era.
 pub(crate) async fn single(
     endpoint: &McpEndpoint,
@@ -58,7 +54,7 @@ pub(crate) async fn single(
     version: u32,
     headers: &HeaderMap,
     message: Message<'_>,
-    identity: Option<Arc<Identity>>,
+    caller: Caller,
 ) -> HttpResponse {
     let inner = &*endpoint.inner;
     let accepted = accepted(headers);
@@ -69,13 +65,13 @@ pub(crate) async fn single(
             return reply::error(StatusCode::BAD_REQUEST, None, &invalid("`initialize` must be a request with an id"));
         };
         let Some(mode) = accepted.single() else { return not_acceptable(Some(id)) };
-        return initialize(inner, tools.endpoint(), id, req, mode, owner(&identity)).await;
+        return initialize(inner, tools.endpoint(), id, req, mode, &caller).await;
     }
     let id = match &message {
         Message::Request(req) => req.id,
         Message::Response { .. } => None,
     };
-    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, id, owner(&identity)).await {
+    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, id, caller.owner()).await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -85,10 +81,10 @@ pub(crate) async fn single(
         return status_response(StatusCode::ACCEPTED);
     };
     if req.method == "tools/call" {
-        return tool_call(endpoint, &session, version, protocol, id, &req, accepted, identity).await;
+        return tool_call(endpoint, &session, version, protocol, id, &req, accepted, caller).await;
     }
     let Some(mode) = accepted.single() else { return not_acceptable(Some(id)) };
-    let (result, executions) = plain(inner, tools, &session, version, protocol, &req, &identity).await;
+    let (result, executions) = plain(inner, tools, &session, version, protocol, &req, &caller).await;
     let mut out = Vec::with_capacity(256);
     reply::write_outcome(&mut out, id, &result);
     reply::message(inner, mode, StatusCode::OK, out, executions)
@@ -120,7 +116,7 @@ async fn tool_call(
     id: &RawValue,
     req: &RpcRequest<'_>,
     accepted: Accepted,
-    identity: Option<Arc<Identity>>,
+    caller: Caller,
 ) -> HttpResponse {
     let inner = &endpoint.inner;
     let input_bytes = req.params.map_or(0, |p| p.get().len());
@@ -142,8 +138,9 @@ async fn tool_call(
         client: session.client_view(protocol),
         wanted: Wanted { progress_token, log_level: session.log_level },
         session: Some(Arc::clone(session)),
-        identity,
+        identity: caller.identity,
         input_bytes,
+        language: caller.language,
     };
     exchange::answer(Arc::clone(inner), call, accepted, |_| StatusCode::OK).await
 }
@@ -160,13 +157,14 @@ async fn plain(
     version: u32,
     protocol: ProtocolVersion,
     req: &RpcRequest<'_>,
-    identity: &Option<Arc<Identity>>,
+    caller: &Caller,
 ) -> (Result<Vec<u8>, ProtocolError>, Vec<Execution>) {
+    let language = caller.language;
     let env = inner.executor.environment();
     let rpc_error = |e: RpcError| (Err(ProtocolError::from_rpc(&e, env)), Vec::new());
     match &*req.method {
         "ping" => (Ok(b"{}".to_vec()), Vec::new()),
-        "tools/list" => match list_tools(tools, protocol, req) {
+        "tools/list" => match list_tools(tools, language, protocol, req) {
             Ok(page) => (Ok(page), Vec::new()),
             Err(e) => rpc_error(e),
         },
@@ -182,13 +180,13 @@ async fn plain(
                 version,
                 protocol,
                 invalid_arguments: inner.config.invalid_arguments,
-                stateless_tail: &inner.stateless_tail,
+                stateless_tail: &inner.texts(language).stateless_tail,
                 input_bytes,
             };
             let tool = tools.get(&params.name);
             let method = tool.map(|t| t.method.name()).unwrap_or_default();
             let context = Context::for_client(Transport::Mcp, method, session.client_view(protocol))
-                .with_identity(identity.clone());
+                .with_identity(caller.identity.clone());
             let arguments = params.arguments.unwrap_or_default();
             // Boxed: a batch's futures stay small.
             let outcome = Box::pin(call_tool(&inner.executor, tool, target, &params.name, arguments, context)).await;
@@ -210,12 +208,13 @@ struct ListParams<'a> {
 
 pub(crate) fn list_tools(
     tools: &ToolSet,
+    language: Language,
     protocol: ProtocolVersion,
     req: &RpcRequest<'_>,
 ) -> Result<Vec<u8>, RpcError> {
     let cursor = req.params_as::<ListParams<'_>>()?.and_then(|p| p.cursor);
     tools
-        .page(protocol, cursor.as_deref())
+        .page(language, protocol, cursor.as_deref())
         .map(|page| page.to_vec())
         .ok_or_else(|| RpcError::invalid_params("Invalid cursor"))
 }
@@ -270,10 +269,10 @@ pub(crate) async fn batch(
     version: u32,
     headers: &HeaderMap,
     items: Vec<&RawValue>,
-    identity: Option<Arc<Identity>>,
+    caller: Caller,
 ) -> HttpResponse {
     let inner = &*endpoint.inner;
-    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, None, owner(&identity)).await {
+    let (session, protocol) = match session_of(inner, tools.endpoint(), headers, None, caller.owner()).await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -291,7 +290,7 @@ pub(crate) async fn batch(
     }
     let env = inner.executor.environment();
     let session = &session;
-    let identity = &identity;
+    let caller = &caller;
     let results = join_all(items.into_iter().map(|raw| async move {
         match envelope::parse_message(raw, true) {
             Err(invalid) => {
@@ -317,7 +316,7 @@ pub(crate) async fn batch(
                     (None, None)
                 }
                 Some(id) => {
-                    let (result, executions) = plain(inner, tools, session, version, protocol, &req, identity).await;
+                    let (result, executions) = plain(inner, tools, session, version, protocol, &req, caller).await;
                     let mut out = Vec::with_capacity(256);
                     reply::write_outcome(&mut out, id, &result);
                     (Some(out), executions.into_iter().next())
@@ -385,7 +384,7 @@ async fn initialize(
     id: &RawValue,
     request: &RpcRequest<'_>,
     mode: super::negotiate::ResponseMode,
-    owner: Option<&str>,
+    caller: &Caller,
 ) -> HttpResponse {
     let env = inner.executor.environment();
     let reply_error = |error: RpcError| reply::error(StatusCode::OK, Some(id), &ProtocolError::from_rpc(&error, env));
@@ -407,7 +406,7 @@ async fn initialize(
     let session = Session::new(id_string.clone(), endpoint, negotiated)
         .with_client_info(params.client_info.and_then(|raw| ClientInfo::parse(raw.get())))
         .with_client_capabilities(capabilities.into_iter().map(str::to_owned).collect())
-        .with_owner(owner.map(str::to_owned));
+        .with_owner(caller.owner().map(str::to_owned));
     match inner.sessions.create(session, inner.config.session_ttl).await {
         Ok(()) => {}
         Err(SessionError::Full) => {
@@ -419,8 +418,9 @@ async fn initialize(
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(negotiated.as_str()));
     result.insert("capabilities".into(), json!({"tools": {"listChanged": false}, "logging": {}}));
-    result.insert("serverInfo".into(), inner.config.server_info.to_json(negotiated));
-    if let Some(instructions) = &inner.config.instructions {
+    let texts = inner.texts(caller.language);
+    result.insert("serverInfo".into(), texts.server_info.to_json(negotiated));
+    if let Some(instructions) = &texts.instructions {
         result.insert("instructions".into(), json!(instructions));
     }
     let body = serde_json::to_vec(&Value::Object(result)).unwrap_or_default();
@@ -491,13 +491,8 @@ async fn session_of(
 }
 
 /// `DELETE`: ends the session.
-pub(crate) async fn delete(
-    inner: &Inner,
-    endpoint: &str,
-    headers: &HeaderMap,
-    identity: Option<Arc<Identity>>,
-) -> HttpResponse {
-    let session = match session_of(inner, endpoint, headers, None, owner(&identity)).await {
+pub(crate) async fn delete(inner: &Inner, endpoint: &str, headers: &HeaderMap, caller: &Caller) -> HttpResponse {
+    let session = match session_of(inner, endpoint, headers, None, caller.owner()).await {
         Ok((session, _)) => session,
         Err(response) => return response,
     };

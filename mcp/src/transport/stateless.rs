@@ -19,7 +19,6 @@ use http::{HeaderMap, StatusCode};
 use rpc::ClientView;
 use rpc::jsonrpc::envelope::Request as RpcRequest;
 use rpc::jsonrpc::response::write_result;
-use rpc::security::Identity;
 use rpc::server::Draining;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -27,10 +26,10 @@ use serde_json::{Map, Value, json};
 
 use super::exchange::{self, ToolCall};
 use super::handshake::KnownCapabilities;
-use super::headers;
 use super::negotiate::{Accepted, accepted};
 use super::reply::{self, HttpResponse, stateless_status};
 use super::sse::{self, ListenFilter};
+use super::{Caller, headers};
 use crate::call::ProtocolError;
 use crate::endpoint::McpEndpoint;
 use crate::notify::Wanted;
@@ -293,8 +292,9 @@ pub(crate) async fn handle(
     headers: &HeaderMap,
     extensions: &http::Extensions,
     request: RpcRequest<'_>,
-    identity: Option<Arc<Identity>>,
+    caller: Caller,
 ) -> HttpResponse {
+    let language = caller.language;
     let Some(id) = request.id else {
         // The core protocol defines no client notifications over HTTP at
         // this revision; they are acknowledged and dropped.
@@ -336,12 +336,12 @@ pub(crate) async fn handle(
         reply::message(inner, mode, StatusCode::OK, out, Vec::new())
     };
     match &*request.method {
-        "server/discover" => ok(&inner.discover),
-        "tools/list" => match tools.page(ProtocolVersion::V2026_07_28, admitted.params.cursor.as_deref()) {
+        "server/discover" => ok(&inner.texts(language).discover),
+        "tools/list" => match tools.page(language, ProtocolVersion::V2026_07_28, admitted.params.cursor.as_deref()) {
             Some(page) => ok(page),
             None => fail(invalid_params("Invalid cursor")),
         },
-        "tools/call" => call(endpoint, tools, version, id, admitted, headers, accepted, identity).await,
+        "tools/call" => call(endpoint, tools, version, id, admitted, headers, accepted, caller).await,
         "subscriptions/listen" if inner.list_changes.is_some() => listen(endpoint, id, admitted, accepted, extensions),
         other => {
             let shown: String = other.chars().take(64).collect();
@@ -359,7 +359,7 @@ async fn call(
     admitted: Admitted<'_>,
     headers: &HeaderMap,
     accepted: Accepted,
-    identity: Option<Arc<Identity>>,
+    caller: Caller,
 ) -> HttpResponse {
     let fail = |error: ProtocolError| reply::error(stateless_status(error.code), Some(id), &error);
     let Some(name) = admitted.params.name.and_then(json_str) else {
@@ -384,8 +384,9 @@ async fn call(
         client: admitted.client,
         wanted: admitted.wanted,
         session: None,
-        identity,
+        identity: caller.identity,
         input_bytes: admitted.input_bytes,
+        language: caller.language,
     };
     exchange::answer(Arc::clone(&endpoint.inner), call, accepted, stateless_status).await
 }

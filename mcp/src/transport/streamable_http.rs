@@ -15,21 +15,20 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
 use rpc::jsonrpc::envelope::{self, Message};
-use rpc::security::{Identity, Resource, Target};
+use rpc::security::{Resource, Target};
 use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
 use rpc::server::route::{original_uri, version_from_path};
 use serde_json::json;
 
 use super::negotiate::is_json_body;
 use super::reply::{self, HttpResponse, stateless_status};
-use super::{handshake, stateless};
+use super::{Caller, handshake, stateless};
 use crate::call::ProtocolError;
 use crate::endpoint::McpEndpoint;
 
@@ -75,15 +74,24 @@ impl McpEndpoint {
         inner
             .security
             .guard(request, target, |request, identity| async move {
-                match *request.method() {
-                    HttpMethod::POST => self.post(version, tools, request, identity).await,
+                let translations = &inner.translations;
+                let language = translations.negotiate(request.headers());
+                let caller = Caller { identity, language };
+                let mut response = match *request.method() {
+                    HttpMethod::POST => self.post(version, tools, request, caller).await,
                     HttpMethod::DELETE if eras.handshake() => {
-                        handshake::delete(inner, tools.endpoint(), request.headers(), identity).await
+                        handshake::delete(inner, tools.endpoint(), request.headers(), &caller).await
                     }
                     HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
                     HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
                     _ => method_not_allowed(allow),
+                };
+                if translations.is_configured() {
+                    let headers = response.headers_mut();
+                    headers.insert(header::CONTENT_LANGUAGE, translations.content_language(language).clone());
+                    headers.append(header::VARY, HeaderValue::from_static("accept-language"));
                 }
+                response
             })
             .await
     }
@@ -93,7 +101,7 @@ impl McpEndpoint {
         version: u32,
         tools: &crate::tools::ToolSet,
         request: Request<B>,
-        identity: Option<Arc<Identity>>,
+        caller: Caller,
     ) -> HttpResponse
     where
         B: Body<Data = Bytes> + Send + 'static,
@@ -137,13 +145,13 @@ impl McpEndpoint {
             envelope::Body::Single(Ok(Message::Request(req)))
                 if eras.stateless() && (!eras.handshake() || stateless::is_stateless_request(&req, &parts.headers)) =>
             {
-                stateless::handle(self, tools, version, &parts.headers, &parts.extensions, req, identity).await
+                stateless::handle(self, tools, version, &parts.headers, &parts.extensions, req, caller).await
             }
             envelope::Body::Single(Ok(message)) if eras.handshake() => {
-                handshake::single(self, tools, version, &parts.headers, message, identity).await
+                handshake::single(self, tools, version, &parts.headers, message, caller).await
             }
             envelope::Body::Batch(items) if eras.handshake() => {
-                handshake::batch(self, tools, version, &parts.headers, items, identity).await
+                handshake::batch(self, tools, version, &parts.headers, items, caller).await
             }
             envelope::Body::Single(Ok(Message::Response { id })) => {
                 let error = invalid("this endpoint takes requests and notifications, not responses");

@@ -19,10 +19,11 @@ use serde_json::{Value, json};
 use crate::error::{RpcError, code};
 use crate::executor::{Call, Execution, Executor, Transport};
 use crate::group::ApiGroup;
+use crate::i18n::Translations;
 use crate::jsonrpc::envelope::{self, Message};
 use crate::jsonrpc::limits::JsonLimits;
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
-use crate::openrpc::{self, ApiInfo};
+use crate::openrpc::{self, ApiInfo, Texts};
 use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, status_response,
@@ -47,6 +48,7 @@ pub struct JsonRpcBuilder {
     info: ApiInfo,
     security: Security,
     public_url: Option<PublicUrl>,
+    translations: Arc<Translations>,
 }
 
 impl JsonRpcBuilder {
@@ -111,12 +113,32 @@ impl JsonRpcBuilder {
         self
     }
 
-    /// Builds the service; the OpenRPC documents are built here, once.
+    /// Titles and descriptions in the client's language (`Accept-Language`)
+    /// from translation files; the OpenRPC documents then carry
+    /// `Content-Language` and `Vary: Accept-Language`.
+    pub fn translations(mut self, translations: Arc<Translations>) -> Self {
+        self.translations = translations;
+        self
+    }
+
+    /// Builds the service; the OpenRPC documents are built here, once per
+    /// version and language.
     pub fn build(self) -> JsonRpcService {
         let registry = self.executor.registry();
+        let scope = self.scope.as_deref();
         let docs = registry
             .versions()
-            .filter_map(|v| openrpc::document(registry, v, self.scope.as_deref(), &self.info, "").map(|d| (v, d)))
+            .filter_map(|v| {
+                let per_language: Option<Vec<Value>> = self
+                    .translations
+                    .all()
+                    .map(|language| {
+                        let texts = Texts { translations: &self.translations, language };
+                        openrpc::document(registry, v, scope, &self.info, "", texts)
+                    })
+                    .collect();
+                per_language.map(|docs| (v, docs))
+            })
             .collect();
         JsonRpcService {
             inner: Arc::new(Inner {
@@ -127,6 +149,7 @@ impl JsonRpcBuilder {
                 docs,
                 security: self.security,
                 public_url: self.public_url,
+                translations: self.translations,
             }),
         }
     }
@@ -144,9 +167,11 @@ struct Inner {
     scope: Option<String>,
     max_body_bytes: usize,
     limits: JsonLimits,
-    docs: BTreeMap<u32, Value>,
+    /// Per version, the document in each language (by [`Language`] index).
+    docs: BTreeMap<u32, Vec<Value>>,
     security: Security,
     public_url: Option<PublicUrl>,
+    translations: Arc<Translations>,
 }
 
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
@@ -169,6 +194,7 @@ impl JsonRpcService {
             info: ApiInfo::default(),
             security: Security::default(),
             public_url: None,
+            translations: Arc::new(Translations::none()),
         }
     }
 
@@ -223,9 +249,21 @@ impl JsonRpcService {
     }
 
     fn openrpc<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
-        let mut doc = self.inner.docs[&version].clone();
-        doc["servers"][0]["url"] = Value::String(public_url(request, self.inner.public_url.as_ref()));
-        json_response(StatusCode::OK, serde_json::to_vec(&doc).unwrap_or_default())
+        let inner = &self.inner;
+        let translations = &inner.translations;
+        let language = translations.negotiate(request.headers());
+        let Some(doc) = inner.docs.get(&version).and_then(|docs| docs.get(language.index())) else {
+            return status_response(StatusCode::NOT_FOUND);
+        };
+        let mut doc = doc.clone();
+        doc["servers"][0]["url"] = Value::String(public_url(request, inner.public_url.as_ref()));
+        let mut response = json_response(StatusCode::OK, serde_json::to_vec(&doc).unwrap_or_default());
+        if translations.is_configured() {
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_LANGUAGE, translations.content_language(language).clone());
+            headers.append(header::VARY, HeaderValue::from_static("accept-language"));
+        }
+        response
     }
 
     async fn post<B>(

@@ -1,0 +1,95 @@
+//! The language of a request, from `Accept-Language`.
+//!
+//! `accept-language` reads the header's ranges in order of their q-values
+//! (a q of 0 refuses a range); `fluent-langneg` matches each range against
+//! the languages that have files, as language ranges match (`en-US` takes
+//! `en`, `uk` takes `uk-UA`). `*` stands for any language: the default.
+//! Without a header, or when nothing matches, the default language.
+
+use fluent_langneg::{LanguageIdentifier, NegotiationStrategy, negotiate_languages};
+use http::HeaderMap;
+use http::header::ACCEPT_LANGUAGE;
+
+use super::{Language, Translations};
+
+/// Longer `Accept-Language` values are not read (the default language):
+/// browsers send a few dozen bytes.
+const MAX_HEADER: usize = 512;
+
+impl Translations {
+    /// The language to answer a request with `headers` in.
+    pub fn negotiate(&self, headers: &HeaderMap) -> Language {
+        if self.languages().len() < 2 {
+            return Language::DEFAULT;
+        }
+        let mut values = headers.get_all(ACCEPT_LANGUAGE).iter();
+        let (Some(value), None) = (values.next(), values.next()) else { return Language::DEFAULT };
+        match value.to_str() {
+            Ok(text) if text.len() <= MAX_HEADER => self.negotiate_value(text),
+            _ => Language::DEFAULT,
+        }
+    }
+
+    /// The language an `Accept-Language` value asks for.
+    pub fn negotiate_value(&self, accept_language: &str) -> Language {
+        let available = self.languages();
+        for (range, quality) in accept_language::parse_with_quality(accept_language) {
+            if quality.is_nan() || quality <= 0.0 {
+                continue;
+            }
+            if range == "*" {
+                return Language::DEFAULT;
+            }
+            let Ok(requested) = range.parse::<LanguageIdentifier>() else { continue };
+            let matched = negotiate_languages(&[requested], available, None, NegotiationStrategy::Lookup);
+            if let Some(found) = matched.first().and_then(|m| available.iter().position(|a| a == *m)) {
+                return Language(found);
+            }
+        }
+        Language::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn translations(languages: &[&str]) -> Translations {
+        let mut t = Translations::none();
+        for l in languages {
+            t = t.with_default_language(l).unwrap();
+        }
+        t.with_default_language("en").unwrap()
+    }
+
+    #[test]
+    fn q_values_ranges_and_wildcards() {
+        let t = translations(&["uk", "de-AT"]);
+        let tag = |header: &str| t.tag(t.negotiate_value(header)).to_owned();
+        assert_eq!(tag("uk;q=0.9, en;q=0.8"), "uk");
+        assert_eq!(tag("en;q=0.8, uk;q=0.9"), "uk", "by q-value, not by position");
+        assert_eq!(tag("uk-UA"), "uk", "a more specific range takes the language");
+        assert_eq!(tag("de"), "de-AT");
+        assert_eq!(tag("fr"), "en", "nothing matches: the default");
+        assert_eq!(tag("*"), "en");
+        assert_eq!(tag("fr, *;q=0.5, uk;q=0.1"), "en", "* before uk");
+        assert_eq!(tag("uk;q=0, en;q=0.1"), "en", "q=0 refuses");
+        assert_eq!(tag("uk;q=nan"), "en");
+        assert_eq!(tag(""), "en");
+        assert_eq!(tag(",,;;==q,"), "en");
+        assert_eq!(tag("UK"), "uk", "case-insensitive");
+    }
+
+    #[test]
+    fn headers() {
+        let t = translations(&["uk"]);
+        let mut headers = HeaderMap::new();
+        assert_eq!(t.negotiate(&headers), Language::DEFAULT);
+        headers.insert(ACCEPT_LANGUAGE, "uk".parse().unwrap());
+        assert_eq!(t.tag(t.negotiate(&headers)), "uk");
+        headers.append(ACCEPT_LANGUAGE, "en".parse().unwrap());
+        assert_eq!(t.negotiate(&headers), Language::DEFAULT, "two headers: the default");
+        headers.insert(ACCEPT_LANGUAGE, format!("uk, {}", "x".repeat(600)).parse().unwrap());
+        assert_eq!(t.negotiate(&headers), Language::DEFAULT, "an oversized header is not read");
+    }
+}
