@@ -153,6 +153,12 @@ done
 # ---------------------------------------------------------------- MCP Inspector CLI
 inspector_status=0
 for mode in legacy 2026-07-28; do
+  log "official Python SDK (mode=$mode) against the catalog with Accept-Language: uk (Ukrainian tool texts)"
+  timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$catalog_url/mcp/v1" --mode "$mode" \
+    --accept-language uk || python_status=$?
+done
+
+for mode in legacy 2026-07-28; do
   log "official Python SDK (mode=$mode) against the token-protected catalog: with the token, without, with a wrong one"
   timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$protected_url/mcp/v1" --mode "$mode" \
     --token "$INTEROP_TOKEN" || python_status=$?

@@ -304,6 +304,25 @@ impl McpEndpoint {
         &self.inner.group
     }
 
+    /// The translations the endpoint's texts come from (and its languages).
+    pub fn translations(&self) -> &Translations {
+        &self.inner.translations
+    }
+
+    /// The serialised `tools/list` result of API `version` in `language` at
+    /// `protocol` for `cursor`, as the endpoint serves it: built once, when
+    /// the endpoint was built (the `Bytes` share that buffer). `None` for a
+    /// version without tools or an invalid cursor.
+    pub fn tools_list(
+        &self,
+        version: u32,
+        language: Language,
+        protocol: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<bytes::Bytes> {
+        self.inner.tools.version(version)?.page(language, protocol, cursor).cloned()
+    }
+
     /// Ends the open `subscriptions/listen` streams gracefully (call it when
     /// shutting down a server that is not `rpc::server::serve`, which does
     /// it by itself).

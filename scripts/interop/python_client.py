@@ -2,6 +2,7 @@
 """Interop check: the official MCP Python SDK (mcp==2.3.0) against the catalog example.
 
     python_client.py --url http://127.0.0.1:PORT/mcp/v1 [--mode legacy|auto|2026-07-28] [--token T] [--expect-refusal]
+                     [--accept-language uk]
 
 Connects in the given mode (legacy: the initialize handshake; auto: server/discover,
 which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then checks:
@@ -69,21 +70,30 @@ def json_texts(result: Any) -> list[Any]:
     return parsed
 
 
-def server_for(url: str, token: str | None) -> Any:
-    """The URL itself, or a transport whose HTTP client sends the token."""
-    if token is None:
+# The catalog's Ukrainian text for Catalog.search in its `mcp` group
+# (examples/catalog/translations/rpc/mcp.uk.yaml).
+UKRAINIAN_SEARCH = "Пошук товарів за назвою. Повертає до limit товарів, найрелевантніші першими."
+
+
+def server_for(url: str, token: str | None, language: str | None = None) -> Any:
+    """The URL itself, or a transport whose HTTP client sends the token and Accept-Language."""
+    headers = {}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if language is not None:
+        headers["Accept-Language"] = language
+    if not headers:
         return url
-    http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-    return streamable_http_client(url, http_client=http_client)
+    return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
 
 
-async def run(url: str, mode: str, checker: Checker, token: str | None = None) -> None:
+async def run(url: str, mode: str, checker: Checker, token: str | None = None, language: str | None = None) -> None:
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
         logs.append(params)
 
-    server = server_for(url, token)
+    server = server_for(url, token, language)
     async with Client(server, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log) as client:
         info = client.server_info
         print(f"connected ({mode}): protocol {client.protocol_version}, server {info.name if info else '?'} "
@@ -119,6 +129,11 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None) -
         checker.check(not missing, "tools/list has the catalog's tools", f"missing {sorted(missing)}")
         undescribed = [tool.name for tool in tools if not tool.description]
         checker.check(not undescribed, "every tool has a description", f"without one: {undescribed}")
+        if language == "uk":
+            search = next((tool for tool in tools if tool.name == "Catalog.search"), None)
+            checker.check(search is not None and search.description == UKRAINIAN_SEARCH,
+                          "Accept-Language: uk gives the Ukrainian description of Catalog.search",
+                          search.description if search else None)
         get_tool = next((tool for tool in tools if tool.name == "Catalog.get"), None)
         if get_tool is not None:
             checker.check(get_tool.output_schema is not None, "Catalog.get has an outputSchema")
@@ -214,6 +229,7 @@ def main() -> int:
     parser.add_argument("--url", required=True, help="the catalog's MCP endpoint, e.g. http://127.0.0.1:8080/mcp/v1")
     parser.add_argument("--mode", default="legacy", help="legacy, auto or 2026-07-28 (default legacy)")
     parser.add_argument("--token", help="send `Authorization: Bearer TOKEN` on every request")
+    parser.add_argument("--accept-language", help="send `Accept-Language` on every request (uk: check Ukrainian texts)")
     parser.add_argument("--expect-refusal", action="store_true",
                         help="the server must refuse the connection with HTTP 401 or 403")
     args = parser.parse_args()
@@ -222,7 +238,7 @@ def main() -> int:
     if args.expect_refusal:
         return expect_refusal(args.url, args.mode, args.token)
     try:
-        asyncio.run(run(args.url, args.mode, checker, args.token))
+        asyncio.run(run(args.url, args.mode, checker, args.token, args.accept_language))
     except Exception as error:  # noqa: BLE001 - report any SDK or transport failure and exit non-zero
         for leaf in leaves(error):
             print(f"python-sdk interop: FAILED: {type(leaf).__name__}: {leaf}", file=sys.stderr)

@@ -355,7 +355,7 @@ fn read(path: &Path) -> Result<File, TranslationError> {
 }
 
 fn parse(path: &Path, text: &str) -> Result<File, TranslationError> {
-    let parsed: Option<BTreeMap<String, Spanned<Entry>>> = serde_saphyr::from_str(text).map_err(|e| {
+    let parsed: Option<HashMap<Spanned<String>, Spanned<Entry>>> = serde_saphyr::from_str(text).map_err(|e| {
         let line = e.location().map(|l| l.line());
         // The message without the location the error would repeat.
         let reason = e.to_string();
@@ -364,15 +364,16 @@ fn parse(path: &Path, text: &str) -> Result<File, TranslationError> {
     })?;
     let mut entries = BTreeMap::new();
     for (key, spanned) in parsed.unwrap_or_default() {
-        let line = spanned.defined.line();
+        let key_line = key.defined.line();
+        let key = key.value;
         if key != SERVER_KEY && spanned.value.instructions.is_some() {
             return Err(TranslationError::new(
                 path,
-                Some(line),
+                Some(spanned.defined.line()),
                 format!("`instructions` belongs under `{SERVER_KEY}`, not under the method `{key}`"),
             ));
         }
-        entries.insert(key, (spanned.value, line));
+        entries.insert(key, (spanned.value, key_line));
     }
     Ok(File { path: path.to_owned(), entries })
 }
@@ -401,5 +402,8 @@ mod tests {
         assert_eq!(misplaced.line, Some(2), "{misplaced}");
         assert!(parse_text("A.b:\n  title: 42\n").is_ok(), "YAML scalars read as text");
         assert!(parse_text("A.b:\n  title: [1, 2]\n").is_err());
+        let twice = parse_text("A.b:\n  title: one\nA.b:\n  title: two\n").unwrap_err();
+        assert_eq!(twice.line, Some(3), "a key given twice: {twice}");
+        assert!(parse_text("- a\n- b\n").is_err(), "not a mapping");
     }
 }

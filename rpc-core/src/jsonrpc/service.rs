@@ -203,6 +203,17 @@ impl JsonRpcService {
         Self::builder(executor).build()
     }
 
+    /// The OpenRPC document of `version` in `language`, as built when the
+    /// service was (requests get a copy with their `servers` URL).
+    pub fn openrpc_document(&self, version: u32, language: crate::i18n::Language) -> Option<&Value> {
+        self.inner.docs.get(&version)?.get(language.index())
+    }
+
+    /// The translations the documents' texts come from (and their languages).
+    pub fn translations(&self) -> &Translations {
+        &self.inner.translations
+    }
+
     /// Handles one HTTP request: the `Host`/`Origin` check (403), the
     /// version (404, also for a version the availability checker switched
     /// off), CORS, the access policy (401/403: API calls and documents
