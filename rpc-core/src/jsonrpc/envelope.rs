@@ -38,24 +38,31 @@ pub fn parse_body(bytes: &[u8], accept_responses: bool) -> Result<Body<'_>, RpcE
 /// `-32700` error, a body beyond the limits `-32600`.
 pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &JsonLimits) -> Result<Body<'a>, RpcError> {
     // JSON is UTF-8 (RFC 8259); serde checks only the strings it reads, not
-    // those of members it skips.
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(RpcError::parse_error(format_args!("the body is not valid UTF-8 (at byte {})", e.valid_up_to())));
-    }
+    // those of members it skips. Checked once here, so serde reads a `str`
+    // and does not check again.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(RpcError::parse_error(format_args!(
+                "the body is not valid UTF-8 (at byte {})",
+                e.valid_up_to()
+            )));
+        }
+    };
     if let Err(exceeded) = limits.check(bytes) {
         return Err(RpcError::invalid_request(format!("Invalid Request: {exceeded}")));
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        let items: Vec<&RawValue> = serde_json::from_slice(bytes).map_err(RpcError::parse_error)?;
+        let items: Vec<&RawValue> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
         return Ok(Body::Batch(items));
     }
     if first != Some(&b'{') {
         // Not an object: tell invalid JSON (-32700) from a valid non-object (-32600).
-        let _: &RawValue = serde_json::from_slice(bytes).map_err(RpcError::parse_error)?;
+        let _: &RawValue = serde_json::from_str(text).map_err(RpcError::parse_error)?;
         return Ok(Body::Single(Err(not_an_object())));
     }
-    match serde_json::from_slice::<Envelope<'_>>(bytes) {
+    match serde_json::from_str::<Envelope<'_>>(text) {
         Ok(envelope) => Ok(Body::Single(check(envelope, accept_responses))),
         Err(e) if e.is_data() => Ok(Body::Single(Err(malformed(&e)))),
         Err(e) => Err(RpcError::parse_error(e)),
