@@ -283,9 +283,11 @@ pub(crate) async fn batch(
         ));
         return reply::error(StatusCode::BAD_REQUEST, None, &error);
     }
-    let max_batch = inner.config.json_limits.max_batch;
-    if items.is_empty() || items.len() > max_batch {
-        let error = invalid(format!("a batch holds 1 to {max_batch} messages, this one {}", items.len()));
+    // A batch longer than the limit was refused before it was parsed
+    // (`parse_body_with`, the same `json_limits`): only an empty one is left.
+    if items.is_empty() {
+        let max_batch = inner.config.json_limits.max_batch;
+        let error = invalid(format!("a batch holds 1 to {max_batch} messages, this one 0"));
         return reply::error(StatusCode::BAD_REQUEST, None, &error);
     }
     let env = inner.executor.environment();
