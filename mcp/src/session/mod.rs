@@ -10,6 +10,7 @@
 //! [`ClientInfo::MAX_FIELD_BYTES`]; so a session costs a few hundred bytes
 //! whatever the client sends.
 
+mod capabilities;
 mod client_info;
 mod memory;
 
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocol::ProtocolVersion;
 
+pub(crate) use capabilities::KnownCapabilities;
 pub use client_info::ClientInfo;
 pub use memory::InMemorySessionStore;
 

@@ -32,11 +32,9 @@ use crate::call::{CallTarget, ProtocolError, call_tool};
 use crate::endpoint::{Inner, McpEndpoint};
 use crate::notify::Wanted;
 use crate::protocol::{PROTOCOL_VERSION_HEADER, ProtocolVersion, SESSION_HEADER, code};
+use crate::session::KnownCapabilities;
 use crate::session::{ClientInfo, Session, SessionError, new_session_id};
 use crate::tools::ToolSet;
-
-/// Client capability names kept per session: the ones a tool can require.
-const KNOWN_CAPABILITIES: &[&str] = &["sampling", "elicitation", "roots", "experimental"];
 
 fn invalid(message: impl Into<Cow<'static, str>>) -> ProtocolError {
     ProtocolError::new(rpc::error::code::INVALID_REQUEST, message)
@@ -347,37 +345,6 @@ struct InitializeParams<'a> {
     capabilities: Option<KnownCapabilities>,
     #[serde(rename = "clientInfo", borrow, default)]
     client_info: Option<&'a RawValue>,
-}
-
-/// The names in `capabilities` that are in [`KNOWN_CAPABILITIES`]; the
-/// rest of the object is skipped without being built.
-pub(crate) struct KnownCapabilities(pub(crate) Vec<&'static str>);
-
-impl<'de> Deserialize<'de> for KnownCapabilities {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Names;
-        impl<'de> serde::de::Visitor<'de> for Names {
-            type Value = KnownCapabilities;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object of capabilities")
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut names = Vec::new();
-                while let Some(name) = map.next_key::<Cow<'de, str>>()? {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                    if let Some(known) = KNOWN_CAPABILITIES.iter().find(|k| **k == name)
-                        && !names.contains(known)
-                    {
-                        names.push(*known);
-                    }
-                }
-                Ok(KnownCapabilities(names))
-            }
-        }
-        deserializer.deserialize_map(Names)
-    }
 }
 
 async fn initialize(

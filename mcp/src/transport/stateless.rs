@@ -25,7 +25,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::exchange::{self, ToolCall};
-use super::handshake::KnownCapabilities;
 use super::negotiate::{Accepted, accepted};
 use super::reply::{self, HttpResponse, stateless_status};
 use super::sse::{self, ListenFilter};
@@ -34,7 +33,7 @@ use crate::call::ProtocolError;
 use crate::endpoint::McpEndpoint;
 use crate::notify::Wanted;
 use crate::protocol::{METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER, ProtocolVersion, code, meta};
-use crate::session::ClientInfo;
+use crate::session::{ClientInfo, KnownCapabilities};
 use crate::tools::ToolSet;
 
 /// The parts of `params` the transport reads.
