@@ -86,11 +86,7 @@ impl McpEndpoint {
                     HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
                     _ => method_not_allowed(allow),
                 };
-                if translations.is_configured() {
-                    let headers = response.headers_mut();
-                    headers.insert(header::CONTENT_LANGUAGE, translations.content_language(language).clone());
-                    headers.append(header::VARY, HeaderValue::from_static("accept-language"));
-                }
+                translations.mark_response(response.headers_mut(), language);
                 response
             })
             .await

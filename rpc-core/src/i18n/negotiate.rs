@@ -7,8 +7,8 @@
 //! Without a header, or when nothing matches, the default language.
 
 use fluent_langneg::{LanguageIdentifier, NegotiationStrategy, negotiate_languages};
-use http::HeaderMap;
-use http::header::ACCEPT_LANGUAGE;
+use http::header::{ACCEPT_LANGUAGE, CONTENT_LANGUAGE, VARY};
+use http::{HeaderMap, HeaderValue};
 
 use super::{Language, Translations};
 
@@ -27,6 +27,16 @@ impl Translations {
         match value.to_str() {
             Ok(text) if text.len() <= MAX_HEADER => self.negotiate_value(text),
             _ => Language::DEFAULT,
+        }
+    }
+
+    /// Says in `headers` (a response's) which language it is in:
+    /// `Content-Language` and `Vary: Accept-Language`, once translation
+    /// files are configured (the code's own texts claim no language).
+    pub fn mark_response(&self, headers: &mut HeaderMap, language: Language) {
+        if self.is_configured() {
+            headers.insert(CONTENT_LANGUAGE, self.content_language(language).clone());
+            headers.append(VARY, HeaderValue::from_static("accept-language"));
         }
     }
 

@@ -269,11 +269,7 @@ impl JsonRpcService {
         let mut doc = doc.clone();
         doc["servers"][0]["url"] = Value::String(public_url(request, inner.public_url.as_ref()));
         let mut response = json_response(StatusCode::OK, serde_json::to_vec(&doc).unwrap_or_default());
-        if translations.is_configured() {
-            let headers = response.headers_mut();
-            headers.insert(header::CONTENT_LANGUAGE, translations.content_language(language).clone());
-            headers.append(header::VARY, HeaderValue::from_static("accept-language"));
-        }
+        translations.mark_response(response.headers_mut(), language);
         response
     }
 
