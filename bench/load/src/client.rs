@@ -84,12 +84,7 @@ impl Target {
 impl Conn {
     /// Opens a connection (TCP_NODELAY), giving up at `deadline`.
     pub async fn open(addr: SocketAddr, deadline: Instant) -> Result<Conn, Outcome> {
-        let stream = match timeout_at(deadline, TcpStream::connect(addr)).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(_)) => return Err(Outcome::Connect),
-            Err(_) => return Err(Outcome::Timeout),
-        };
-        let _ = stream.set_nodelay(true);
+        let stream = connect(addr, deadline).await?;
         let (sender, connection) = match timeout_at(deadline, http1::handshake(TokioIo::new(stream))).await {
             Ok(Ok(pair)) => pair,
             Ok(Err(e)) => return Err(Outcome::Error(e.to_string())),
@@ -195,6 +190,17 @@ impl Client {
 }
 
 /// Closed or reset connections are [`Outcome::Closed`]; the rest keep their message.
+/// A TCP connection to `addr` with TCP_NODELAY, opened before `deadline`.
+pub async fn connect(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, Outcome> {
+    let stream = match timeout_at(deadline, TcpStream::connect(addr)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(_)) => return Err(Outcome::Connect),
+        Err(_) => return Err(Outcome::Timeout),
+    };
+    let _ = stream.set_nodelay(true);
+    Ok(stream)
+}
+
 fn hyper_outcome(e: &hyper::Error) -> Outcome {
     if e.is_closed() || e.is_incomplete_message() || e.is_canceled() {
         return Outcome::Closed;

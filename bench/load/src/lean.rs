@@ -21,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, timeout_at};
 
-use crate::client::{MAX_RESPONSE_BYTES, Outcome, Response, Target};
+use crate::client::{MAX_RESPONSE_BYTES, Outcome, Response, Target, connect};
 
 /// A connection idle for longer than this is probed for a close by the
 /// server before it is used (a keep-alive race would otherwise look like a
@@ -43,12 +43,7 @@ const KEPT: [HeaderName; 2] = [CONTENT_TYPE, HeaderName::from_static("mcp-sessio
 impl LeanConn {
     /// Opens a connection (TCP_NODELAY), giving up at `deadline`.
     pub async fn open(addr: SocketAddr, deadline: Instant) -> Result<LeanConn, Outcome> {
-        let stream = match timeout_at(deadline, TcpStream::connect(addr)).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(_)) => return Err(Outcome::Connect),
-            Err(_) => return Err(Outcome::Timeout),
-        };
-        let _ = stream.set_nodelay(true);
+        let stream = connect(addr, deadline).await?;
         Ok(LeanConn {
             stream,
             out: Vec::with_capacity(2048),
