@@ -15,8 +15,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::context::Context;
-use crate::error::RpcError;
+use crate::error::{Environment, RpcError};
 use crate::group::GroupRef;
+pub use crate::rules::{Format, Rule};
 
 /// A registered service instance, shared by every call of its methods.
 pub type ServiceInstance = Arc<dyn Any + Send + Sync>;
@@ -101,6 +102,51 @@ pub struct MethodDescriptor {
     pub invoke: InvokeFn,
     /// Source line of the method.
     pub line: u32,
+    /// Result caching, from `#[rpc::cache(...)]`.
+    pub cache: Option<CachePolicy>,
+    /// Mutual exclusion of concurrent calls, from `#[rpc::lock(...)]`.
+    pub lock: Option<LockPolicy>,
+    /// Methods whose cached results this one invalidates (and optionally
+    /// warms up again) after its response was sent, from
+    /// `#[rpc::invalidates(...)]`.
+    pub invalidates: &'static [Relation],
+}
+
+/// `#[rpc::cache(ttl = 60, env(prod))]`: results are stored for `ttl_secs`
+/// and served without calling the method, in the listed environments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CachePolicy {
+    /// How long a result is served from the cache, in seconds (at least 1).
+    pub ttl_secs: u64,
+    /// The environments caching applies in (default: production only).
+    pub environments: &'static [Environment],
+}
+
+impl CachePolicy {
+    /// Whether results are cached when the server runs in `env`.
+    pub fn applies_in(&self, env: Environment) -> bool {
+        self.environments.contains(&env)
+    }
+}
+
+/// `#[rpc::lock(param = "id", ttl = 30)]`: a second call with the same key
+/// while one runs fails fast with `-32400` ("Method 'X' is locked").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockPolicy {
+    /// The parameter whose value keys the lock (`None`: one lock per method).
+    pub param: Option<&'static str>,
+    /// How long the lock holds at most, in seconds: it expires after this
+    /// even if the process holding it died.
+    pub ttl_secs: u64,
+}
+
+/// One method named by `#[rpc::invalidates(...)]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relation {
+    /// The full name of the related method (same API version).
+    pub method: &'static str,
+    /// Whether its entry is computed again (warmed up) after invalidation.
+    pub warm_up: bool,
 }
 
 /// One method argument: a parameter, or a value the transport provides.
@@ -119,6 +165,9 @@ pub struct ParamDescriptor {
     pub required: bool,
     /// The default value, serialised, when the parameter has one.
     pub default: Option<fn() -> Value>,
+    /// Validation rules from `#[rpc(length(..), pattern = "..", ...)]`:
+    /// JSON Schema keywords of the parameter, enforced before the call.
+    pub rules: &'static [Rule],
 }
 
 /// How a method's return value is published.

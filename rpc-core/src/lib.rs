@@ -53,9 +53,11 @@ pub mod i18n;
 pub mod jsonrpc;
 pub mod openrpc;
 pub mod registry;
+pub mod rules;
 pub mod schema;
 pub mod security;
 pub mod server;
+pub mod store;
 pub mod validation;
 
 pub use context::{ClientView, Context, Event, EventSink, LogLevel};

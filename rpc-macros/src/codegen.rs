@@ -165,6 +165,7 @@ impl Method {
                     description: #description,
                     required: #required,
                     default: #default_desc,
+                    rules: &[],
                 }
             });
             param_schemas.push(quote_spanned!(span=> <#ty as #k::Arg>::schema(__generator)));
@@ -293,6 +294,9 @@ impl Method {
                 schemas: Self::#schemas_fn,
                 invoke: Self::#invoke_fn,
                 line: #line,
+                cache: ::core::option::Option::None,
+                lock: ::core::option::Option::None,
+                invalidates: &[],
             };
         });
 

@@ -1,0 +1,93 @@
+//! Shared state of the execution pipeline behind small traits: the result
+//! cache ([`CacheStore`]) and the method locks ([`LockStore`]).
+//!
+//! Each has an in-process implementation ([`MemoryCache`], [`MemoryLocks`]:
+//! the default, no setup) and, with the `redis` feature, one in Redis
+//! (`store::redis`), which several instances of a server behind a load
+//! balancer share. Both answer through [`MaybeReady`], so the in-process
+//! stores cost no allocation per call.
+//!
+//! Keys are built by the executor and are opaque to the stores
+//! (`rpc:cache:...`, `rpc:lock:...`); values are JSON text.
+
+mod memory;
+#[cfg(feature = "redis")]
+pub mod redis;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use memory::{DEFAULT_CACHE_BYTES, MemoryCache, MemoryLocks};
+
+use crate::future::MaybeReady;
+
+/// A store could not be reached or answered unexpectedly.
+#[derive(Debug, Clone)]
+pub struct StoreError {
+    message: String,
+}
+
+impl StoreError {
+    /// An error with a message (which names the store and what failed).
+    pub fn new(message: impl Into<String>) -> Self {
+        StoreError { message: message.into() }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Stored call results, by key, each with its own time to live.
+///
+/// A read that fails is treated as a miss (and logged): the method runs.
+pub trait CacheStore: Send + Sync + 'static {
+    /// The value stored under `key`, if it has not expired.
+    fn get<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<Option<String>, StoreError>>;
+    /// Stores `value` under `key` for `ttl`, replacing what was there.
+    fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> MaybeReady<'a, Result<(), StoreError>>;
+    /// Removes `key` (nothing happens if it is absent).
+    fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>>;
+}
+
+/// Named locks with an owner and a time to live.
+///
+/// A lock is taken only if nobody holds it (`SET NX PX` in Redis), released
+/// only by its owner (the token given when it was taken), and expires after
+/// its TTL even if the process holding it died. A lock store that fails
+/// refuses the call (`-32603`): a method that must not run twice never runs
+/// unguarded.
+pub trait LockStore: Send + Sync + 'static {
+    /// Takes `key` for `owner` for `ttl`: `true` when taken, `false` when
+    /// somebody else holds it.
+    fn acquire<'a>(&'a self, key: &'a str, owner: &'a str, ttl: Duration) -> MaybeReady<'a, Result<bool, StoreError>>;
+    /// Releases `key` if `owner` holds it: `true` when released.
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> MaybeReady<'a, Result<bool, StoreError>>;
+}
+
+/// The stores an executor uses (see [`Executor::with_stores`](crate::Executor::with_stores)).
+#[derive(Clone)]
+pub struct Stores {
+    /// Where `#[rpc::cache]` results go.
+    pub cache: Arc<dyn CacheStore>,
+    /// Where `#[rpc::lock]` locks are taken.
+    pub locks: Arc<dyn LockStore>,
+}
+
+impl fmt::Debug for Stores {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stores").finish_non_exhaustive()
+    }
+}
+
+impl Default for Stores {
+    /// In-process stores: a cache of at most [`DEFAULT_CACHE_BYTES`], and locks.
+    fn default() -> Self {
+        Stores { cache: Arc::new(MemoryCache::new(DEFAULT_CACHE_BYTES)), locks: Arc::new(MemoryLocks::new()) }
+    }
+}
