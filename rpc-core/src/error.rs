@@ -49,6 +49,11 @@ pub mod code {
     pub const INVALID_PARAMS: i32 = -32602;
     /// Internal error.
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// A logic error of the procedure; also a call refused because the
+    /// method is locked by another call (`#[rpc::lock]`).
+    pub const LOGIC_ERROR: i32 = -32400;
+    /// A server error: the call did not finish within its time limit.
+    pub const TIMEOUT: i32 = -32000;
 }
 
 /// The longest message, in bytes, of an error about the request (parse
@@ -187,6 +192,20 @@ impl RpcError {
     /// `-32602` listing each offending parameter and why (`data.extra`).
     pub fn invalid_param_list(method: &str, violations: Map<String, Value>) -> Self {
         RpcError::invalid_params(format!("Invalid params for {method}")).with_data(Value::Object(violations))
+    }
+
+    /// `-32400` "Method 'X' is locked": another call holds the method's lock.
+    pub fn locked(method: &str) -> Self {
+        RpcError::protocol(code::LOGIC_ERROR, format!("Method '{method}' is locked"), "rpc::Locked")
+    }
+
+    /// `-32000`: the method did not finish within `limit` (`$rpc.timeout`).
+    pub fn timed_out(method: &str, limit: std::time::Duration) -> Self {
+        RpcError::protocol(
+            code::TIMEOUT,
+            format!("Method '{method}' did not finish within {} s", limit.as_secs_f64()),
+            "rpc::Timeout",
+        )
     }
 
     /// `-32603` for an unexpected condition; `detail` is shown in dev/test only.

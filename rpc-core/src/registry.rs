@@ -287,9 +287,49 @@ impl RegistryBuilder {
             previous = table.clone();
             versions.insert(version, table);
         }
+        for (version, table) in &versions {
+            problems.extend(relation_problems(*version, table));
+        }
 
         if problems.is_empty() { Ok(Registry { versions }) } else { Err(RegistryError { problems }) }
     }
+}
+
+/// What is wrong with the `#[rpc::invalidates]` relations of a version's
+/// methods: each related method must exist in the same version and be
+/// cached (else there is nothing to invalidate).
+fn relation_problems(version: u32, table: &VersionTable) -> Vec<String> {
+    let mut problems = Vec::new();
+    for method in table.iter() {
+        for relation in method.descriptor().invalidates {
+            match table.get(relation.method) {
+                Some(related) if related.descriptor().cache.is_none() => problems.push(format!(
+                    "`{}` ({}) invalidates `{}`, which has no `#[rpc::cache]`: cache it, or drop it from the list",
+                    method.name(),
+                    method.location(),
+                    relation.method
+                )),
+                Some(_) => {}
+                None => {
+                    let closest = table
+                        .iter()
+                        .map(|m| m.name())
+                        .filter(|name| strsim::jaro_winkler(name, relation.method) > 0.8)
+                        .max_by(|a, b| {
+                            strsim::jaro_winkler(a, relation.method).total_cmp(&strsim::jaro_winkler(b, relation.method))
+                        });
+                    let hint = closest.map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
+                    problems.push(format!(
+                        "`{}` ({}) invalidates `{}`, which is not a method of version {version}{hint}",
+                        method.name(),
+                        method.location(),
+                        relation.method
+                    ));
+                }
+            }
+        }
+    }
+    problems
 }
 
 /// Why a registered type brings no methods.

@@ -200,7 +200,7 @@ async fn run(inner: Arc<Inner>, call: Run<'_>) -> Finished {
     reply::write_outcome(&mut out, &id, &outcome.result);
     let error_code = outcome.result.as_ref().err().map(|e| e.code);
     let executions = match outcome.execution {
-        Some(execution) if inner.executor.has_hooks() => vec![execution],
+        Some(execution) if execution.wants_response_sent() => vec![execution],
         _ => Vec::new(),
     };
     Finished { response: Some(out), executions, error_code }

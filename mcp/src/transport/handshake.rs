@@ -188,7 +188,7 @@ async fn plain(
             let arguments = params.arguments.unwrap_or_default();
             // Boxed: a batch's futures stay small.
             let outcome = Box::pin(call_tool(&inner.executor, tool, target, &params.name, arguments, context)).await;
-            let executions = outcome.execution.filter(|_| inner.executor.has_hooks()).into_iter().collect();
+            let executions = outcome.execution.filter(rpc::Execution::wants_response_sent).into_iter().collect();
             (outcome.result, executions)
         }
         "logging/setLevel" => (set_level(inner, session, req).await, Vec::new()),
@@ -327,7 +327,7 @@ pub(crate) async fn batch(
     .await;
     let (out, executions) = join_batch(results);
     let Some(out) = out else {
-        inner.executor.response_sent(&executions);
+        inner.executor.response_sent(executions);
         return status_response(StatusCode::ACCEPTED);
     };
     let Some(mode) = accepted(headers).single() else { return not_acceptable(None) };

@@ -75,8 +75,8 @@ struct AfterSent {
 impl AfterSent {
     fn fire(&mut self) {
         let executions = std::mem::take(&mut self.executions);
-        if !executions.is_empty() && self.executor.has_hooks() {
-            self.executor.response_sent(&executions);
+        if !executions.is_empty() {
+            self.executor.response_sent(executions);
         }
     }
 }

@@ -20,13 +20,15 @@ use crate::error::{RpcError, code};
 use crate::executor::{Call, Execution, Executor, Transport};
 use crate::group::ApiGroup;
 use crate::i18n::Translations;
+use crate::jsonrpc::callback::{self, Callbacks, Pending};
 use crate::jsonrpc::envelope::{self, Message};
 use crate::jsonrpc::limits::JsonLimits;
+use crate::jsonrpc::special;
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use crate::openrpc::{self, ApiInfo, Texts};
 use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{
-    BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, status_response,
+    BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
 use crate::server::route::{PublicUrl, original_uri, public_url, version_from_path};
 
@@ -49,6 +51,7 @@ pub struct JsonRpcBuilder {
     security: Security,
     public_url: Option<PublicUrl>,
     translations: Arc<Translations>,
+    callbacks: Callbacks,
 }
 
 impl JsonRpcBuilder {
@@ -121,6 +124,13 @@ impl JsonRpcBuilder {
         self
     }
 
+    /// Where `$rpc.callback` may send the responses of asynchronous calls
+    /// (default: nowhere, [`Callbacks::disabled`]).
+    pub fn callbacks(mut self, callbacks: Callbacks) -> Self {
+        self.callbacks = callbacks;
+        self
+    }
+
     /// Builds the service; the OpenRPC documents are built here, once per
     /// version and language.
     pub fn build(self) -> JsonRpcService {
@@ -150,6 +160,7 @@ impl JsonRpcBuilder {
                 security: self.security,
                 public_url: self.public_url,
                 translations: self.translations,
+                callbacks: self.callbacks,
             }),
         }
     }
@@ -172,6 +183,21 @@ struct Inner {
     security: Security,
     public_url: Option<PublicUrl>,
     translations: Arc<Translations>,
+    callbacks: Callbacks,
+}
+
+/// A call acknowledged now and run after the response was sent
+/// (`$rpc.callback`).
+struct Deferred {
+    method: String,
+    version: u32,
+    params: crate::executor::Params,
+    special: special::Special,
+    identity: Option<Arc<Identity>>,
+    id: Option<Box<serde_json::value::RawValue>>,
+    url: url::Url,
+    headers: HeaderMap,
+    _slot: Pending,
 }
 
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
@@ -195,6 +221,7 @@ impl JsonRpcService {
             security: Security::default(),
             public_url: None,
             translations: Arc::new(Translations::none()),
+            callbacks: Callbacks::disabled(),
         }
     }
 
@@ -309,28 +336,92 @@ impl JsonRpcService {
             Ok(parsed) => parsed,
             Err(error) => return json_response(StatusCode::OK, error_body(None, &error, env)),
         };
+        let headers = &parts.headers;
+        let mut deferred = Vec::new();
         let (out, executions) = match parsed {
             envelope::Body::Single(message) => {
-                let (out, execution) = self.one(version, message, &identity).await;
+                let (out, execution, later) = self.one(version, message, &identity, headers).await;
+                deferred.extend(later);
                 (out, execution.into_iter().collect::<Vec<_>>())
             }
             envelope::Body::Batch(items) if items.is_empty() => {
                 let error = RpcError::invalid_request("empty batch");
                 (Some(error_body(None, &error, env)), Vec::new())
             }
-            envelope::Body::Batch(items) => join_batch(
-                join_all(
-                    items.into_iter().map(|raw| self.one(version, envelope::parse_message(raw, false), &identity)),
+            envelope::Body::Batch(items) => {
+                let answers = join_all(
+                    items
+                        .into_iter()
+                        .map(|raw| self.one(version, envelope::parse_message(raw, false), &identity, headers)),
                 )
-                .await,
-            ),
+                .await;
+                let answers = answers
+                    .into_iter()
+                    .map(|(out, execution, later)| {
+                        deferred.extend(later);
+                        (out, execution)
+                    })
+                    .collect();
+                join_batch(answers)
+            }
         };
         let mut response = match out {
             Some(bytes) => json_response(StatusCode::OK, bytes),
             None => status_response(StatusCode::NO_CONTENT),
         };
         notify_when_sent(&mut response, &inner.executor, executions);
+        if !deferred.is_empty() {
+            let this = self.clone();
+            run_when_sent(&mut response, move || this.run_deferred(deferred));
+        }
         response
+    }
+
+    /// Runs the asynchronous calls of a response that was sent, each in a
+    /// task of its own, and posts their responses to their callbacks.
+    fn run_deferred(&self, deferred: Vec<Deferred>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::error!("asynchronous calls acknowledged outside a tokio runtime were not run");
+            return;
+        };
+        for job in deferred {
+            let this = self.clone();
+            runtime.spawn(async move { this.run_one_deferred(job).await });
+        }
+    }
+
+    async fn run_one_deferred(&self, job: Deferred) {
+        let inner = &self.inner;
+        let env = inner.executor.environment();
+        let mut call = Call::new(&job.method, job.version, job.params)
+            .transport(Transport::JsonRpc)
+            .identity(job.identity)
+            .ignore_cache(job.special.ignore_cache)
+            .timeout(job.special.timeout);
+        if let Some(scope) = inner.scope.as_deref() {
+            call = call.scope(scope);
+        }
+        let execution = inner.executor.execute(call).await;
+        let Some(id) = job.id else {
+            inner.executor.response_sent(vec![execution]);
+            return;
+        };
+        let mut body = Vec::with_capacity(128);
+        match &execution.result {
+            Ok(result) => write_result(&mut body, &id, result.get().as_bytes()),
+            Err(error) => write_error(&mut body, Some(&id), error, env),
+        }
+        let target = format!("{}://{}{}", job.url.scheme(), job.url.host_str().unwrap_or(""), job.url.path());
+        match inner.callbacks.post(job.url, body, job.headers).await {
+            Ok(status) if status.is_success() => {
+                tracing::debug!(method = %job.method, callback = %target, %status, "callback delivered");
+                inner.executor.response_sent(vec![execution]);
+            }
+            Ok(status) => {
+                tracing::warn!(method = %job.method, callback = %target, %status, "callback endpoint refused the response")
+            }
+            Err(why) => tracing::warn!(method = %job.method, callback = %target, error = %why, "callback failed"),
+        }
     }
 
     /// Handles one message: the response bytes (none for a notification)
@@ -340,35 +431,94 @@ impl JsonRpcService {
         version: u32,
         message: Result<Message<'_>, envelope::Invalid<'_>>,
         identity: &Option<Arc<Identity>>,
-    ) -> (Option<Vec<u8>>, Option<Execution>) {
+        headers: &HeaderMap,
+    ) -> (Option<Vec<u8>>, Option<Execution>, Option<Deferred>) {
         let env = self.inner.executor.environment();
         let request = match message {
             Ok(Message::Request(request)) => request,
             Ok(Message::Response { .. }) => unreachable!("responses are not accepted here"),
-            Err(invalid) => return (Some(error_body(invalid.id, &invalid.error, env)), None),
+            Err(invalid) => return (Some(error_body(invalid.id, &invalid.error, env)), None, None),
         };
+        let refuse = |error: &RpcError| request.id.map(|id| error_body(Some(id), error, env));
         let input_bytes = request.params.map_or(0, |p| p.get().len());
-        let params = match crate::executor::cpu_bound(input_bytes, || request.params()) {
+        let mut params = match crate::executor::cpu_bound(input_bytes, || request.params()) {
             Ok(params) => params,
-            Err(error) => return (request.id.map(|id| error_body(Some(id), &error, env)), None),
+            Err(error) => return (refuse(&error), None, None),
         };
+        let special = match special::split(&mut params) {
+            Ok(special) => special.unwrap_or_default(),
+            Err(error) => return (refuse(&error), None, None),
+        };
+        if let Some(callback) = &special.callback {
+            return self.acknowledge(version, &request, params, &special, callback, identity, headers);
+        }
         let mut call = Call::new(&request.method, version, params)
             .transport(Transport::JsonRpc)
             .identity(identity.clone())
-            .input_bytes(input_bytes);
+            .input_bytes(input_bytes)
+            .ignore_cache(special.ignore_cache)
+            .timeout(special.timeout);
         if let Some(scope) = self.inner.scope.as_deref() {
             call = call.scope(scope);
         }
         let execution = self.inner.executor.execute(call).await;
         let Some(id) = request.id else {
-            return (None, Some(execution));
+            return (None, Some(execution), None);
         };
         let mut out = Vec::with_capacity(128);
         match &execution.result {
             Ok(result) => write_result(&mut out, id, result.get().as_bytes()),
             Err(error) => write_error(&mut out, Some(id), error, env),
         }
-        (Some(out), Some(execution))
+        (Some(out), Some(execution), None)
+    }
+
+    /// A call with `$rpc.callback`: checked now (the URL against the
+    /// policy, a free slot), acknowledged with `{"async": true, "callback": url}`,
+    /// and run once the response was sent.
+    #[allow(clippy::too_many_arguments)]
+    fn acknowledge(
+        &self,
+        version: u32,
+        request: &envelope::Request<'_>,
+        params: crate::executor::Params,
+        special: &special::Special,
+        callback: &str,
+        identity: &Option<Arc<Identity>>,
+        headers: &HeaderMap,
+    ) -> (Option<Vec<u8>>, Option<Execution>, Option<Deferred>) {
+        let env = self.inner.executor.environment();
+        let refuse = |error: &RpcError| request.id.map(|id| error_body(Some(id), error, env));
+        let url = match self.inner.callbacks.check(callback) {
+            Ok(url) => url,
+            Err(error) => return (refuse(&error), None, None),
+        };
+        let Some(slot) = self.inner.callbacks.reserve() else {
+            let error = RpcError::new(code::TIMEOUT, "Too many asynchronous calls are pending; try again later")
+                .with_kind("rpc::CallbacksBusy");
+            return (refuse(&error), None, None);
+        };
+        if let Some(ray) = &special.ray_id {
+            tracing::debug!(method = %request.method, ray_id = %ray, "asynchronous call accepted");
+        }
+        let out = request.id.map(|id| {
+            let ack = json!({"async": true, "callback": url.as_str()}).to_string();
+            let mut out = Vec::with_capacity(64 + ack.len());
+            write_result(&mut out, id, ack.as_bytes());
+            out
+        });
+        let deferred = Deferred {
+            method: request.method.clone().into_owned(),
+            version,
+            params,
+            special: special.clone(),
+            identity: identity.clone(),
+            id: request.id.map(|id| id.to_owned()),
+            url,
+            headers: callback::forwarded(headers),
+            _slot: slot,
+        };
+        (out, None, Some(deferred))
     }
 }
 

@@ -87,15 +87,22 @@ fn is_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
         .any(|e| e.is::<super::deadline::BodyTimedOut>() || e.is::<tower_http::timeout::TimeoutError>())
 }
 
-/// Runs the executor's after-response hooks for `executions` once the body of
-/// `response` has been written (see [`OnSent`]); nothing to do without hooks.
-pub fn notify_when_sent(response: &mut Response<ResponseBody>, executor: &Executor, executions: Vec<Execution>) {
-    if !executor.has_hooks() || executions.is_empty() {
+/// Runs [`Executor::response_sent`] for `executions` once the body of
+/// `response` has been written (see [`OnSent`]); nothing to do when no
+/// execution wants it.
+pub fn notify_when_sent(response: &mut Response<ResponseBody>, executor: &Executor, mut executions: Vec<Execution>) {
+    executions.retain(Execution::wants_response_sent);
+    if executions.is_empty() {
         return;
     }
     let executor = executor.clone();
+    run_when_sent(response, move || executor.response_sent(executions));
+}
+
+/// Runs `then` once the body of `response` has been written (see [`OnSent`]).
+pub fn run_when_sent(response: &mut Response<ResponseBody>, then: impl FnOnce() + Send + Sync + 'static) {
     let body = std::mem::replace(response.body_mut(), empty());
-    *response.body_mut() = OnSent::new(body, move || executor.response_sent(&executions)).boxed_unsync();
+    *response.body_mut() = OnSent::new(body, then).boxed_unsync();
 }
 
 /// A body that runs a callback once the server has written it out, for

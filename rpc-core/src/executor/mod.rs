@@ -1,0 +1,696 @@
+//! The execution pipeline every transport shares.
+//!
+//! `on_request → lookup → binding and validation → cache lookup →
+//! before_execute → lock → invoke (panics contained, optional time limit) →
+//! release → after_execute → cache store → before_response`; errors pass
+//! through `on_error` and `tracing`. The transport later calls
+//! [`Executor::response_sent`], which runs `after_response` listeners and
+//! the cache relations (`#[rpc::invalidates]`) once the client has the
+//! response. See [`events`](crate::events) for the listeners' contract and
+//! [`store`](crate::store) for where cached results and locks live.
+
+mod after;
+mod keys;
+mod lock;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::descriptor::{InvokeResult, Invoked};
+use crate::error::{Environment, RpcError};
+use crate::events::{ErrorEvent, Listener, Listeners, RequestEvent};
+use crate::registry::{Method, Registry};
+use crate::security::Identity;
+use crate::store::{CacheStore, LockStore, Stores};
+
+/// Which transport a call came through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// `POST /rpc`.
+    JsonRpc,
+    /// MCP `tools/call`.
+    Mcp,
+}
+
+/// Call parameters as they arrived.
+#[derive(Debug, Clone, Default)]
+pub enum Params {
+    /// No `params` member.
+    #[default]
+    None,
+    /// By name.
+    Named(Map<String, Value>),
+    /// By position, in declaration order.
+    Positional(Vec<Value>),
+}
+
+/// One call to execute: `Call::new(method, version, params)`, then
+/// optionally [`scope`](Call::scope) and [`transport`](Call::transport).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Call<'a> {
+    /// The method name.
+    pub method: &'a str,
+    /// The API version.
+    pub version: u32,
+    /// The parameters.
+    pub params: Params,
+    /// Restricts the lookup to one API group (an MCP endpoint serves one group).
+    pub scope: Option<&'a str>,
+    /// The transport the call came through.
+    pub transport: Transport,
+    /// The request context the method gets (default: one that logs to `tracing`).
+    pub context: Option<Context>,
+    /// The method, when the caller has already looked it up (by `method`,
+    /// `version` and `scope`): the executor does not look it up again.
+    pub resolved: Option<Arc<Method>>,
+    /// Who is calling, as the endpoint's access policy established it.
+    pub identity: Option<Arc<Identity>>,
+    /// The size of the parameters as received, in bytes (0: unknown). From
+    /// [`LARGE_INPUT_BYTES`] on, binding and validation run under
+    /// [`tokio::task::block_in_place`] on a multi-threaded runtime, so the
+    /// other requests of the worker move to another thread meanwhile.
+    pub input_bytes: usize,
+    /// Skip the cache read (`$rpc.ignoreCache`): the method runs, and its
+    /// fresh result is stored.
+    pub ignore_cache: bool,
+    /// The longest the method may take (`$rpc.timeout`); an async method
+    /// still running then is abandoned with `-32000`.
+    pub timeout: Option<Duration>,
+}
+
+/// Parameters of at least this many bytes ([`Call::input_bytes`]) are
+/// bound and validated under `block_in_place` on a multi-threaded runtime.
+pub const LARGE_INPUT_BYTES: usize = 64 * 1024;
+
+impl<'a> Call<'a> {
+    /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
+    pub fn new(method: &'a str, version: u32, params: Params) -> Self {
+        Call {
+            method,
+            version,
+            params,
+            scope: None,
+            transport: Transport::JsonRpc,
+            context: None,
+            resolved: None,
+            identity: None,
+            input_bytes: 0,
+            ignore_cache: false,
+            timeout: None,
+        }
+    }
+
+    /// Skips the cache read (the fresh result is stored).
+    pub fn ignore_cache(mut self, ignore: bool) -> Self {
+        self.ignore_cache = ignore;
+        self
+    }
+
+    /// Abandons an async method still running after `limit`.
+    pub fn timeout(mut self, limit: Option<Duration>) -> Self {
+        self.timeout = limit;
+        self
+    }
+
+    /// The size of the parameters as received, in bytes (e.g. the length of
+    /// the raw `params`): large inputs are checked without holding up the
+    /// other requests of the runtime worker (see [`LARGE_INPUT_BYTES`]).
+    pub fn input_bytes(mut self, bytes: usize) -> Self {
+        self.input_bytes = bytes;
+        self
+    }
+
+    /// The request context the method gets.
+    pub fn context(mut self, context: Context) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// The method, already looked up by the caller (an MCP endpoint finds
+    /// it through its tool): it must be the one the registry holds under
+    /// this call's name, version and scope.
+    pub fn resolved(mut self, method: Arc<Method>) -> Self {
+        self.resolved = Some(method);
+        self
+    }
+
+    /// The caller's identity (from the endpoint's access policy): the
+    /// method reads it from its context, hooks from [`CallInfo::identity`].
+    pub fn identity(mut self, identity: Option<Arc<Identity>>) -> Self {
+        self.identity = identity;
+        self
+    }
+
+    /// Restricts the lookup to the methods of group `group`.
+    pub fn scope(mut self, group: &'a str) -> Self {
+        self.scope = Some(group);
+        self
+    }
+
+    /// The transport the call came through.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = transport;
+        self
+    }
+}
+
+/// What hooks see of a call.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CallInfo {
+    /// Internal call id, unique per process, never exposed to clients.
+    pub id: u64,
+    /// The method.
+    pub method: Arc<Method>,
+    /// The API version.
+    pub version: u32,
+    /// The transport.
+    pub transport: Transport,
+    /// The bound, validated named parameters.
+    pub params: Map<String, Value>,
+    /// Who is calling, when the endpoint's access policy identified the caller.
+    pub identity: Option<Arc<Identity>>,
+}
+
+/// How far a call got through the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stage {
+    /// An `on_request` listener refused the call.
+    Request,
+    /// The method does not exist (in this version and scope).
+    Lookup,
+    /// The parameters did not bind or validate; the method did not run.
+    Validation,
+    /// The result came from the cache (`#[rpc::cache]`); the method did not run.
+    Cache,
+    /// A `before_execute` listener refused the call; the method did not run.
+    Hooks,
+    /// Another call holds the method's lock (or the lock store failed); the
+    /// method did not run.
+    Lock,
+    /// The method ran (its result may still be an error).
+    Method,
+}
+
+/// The outcome of one call.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Execution {
+    /// The method, when the name resolved.
+    pub method: Option<Arc<Method>>,
+    /// The serialised result or the error.
+    pub result: InvokeResult,
+    /// Where the call ended.
+    pub stage: Stage,
+    /// Kept for [`Executor::response_sent`] when there is work to do after
+    /// the response (listeners, cache relations).
+    record: Option<CallInfo>,
+}
+
+impl Execution {
+    /// Whether [`Executor::response_sent`] has something to do for this
+    /// execution: a transport may skip waiting for the response to be sent.
+    pub fn wants_response_sent(&self) -> bool {
+        self.record.is_some()
+    }
+}
+
+/// Runs calls against a [`Registry`].
+#[derive(Clone)]
+pub struct Executor {
+    registry: Arc<Registry>,
+    env: Environment,
+    listeners: Listeners,
+    stores: Stores,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor").field("env", &self.env).field("listeners", &self.listeners.len()).finish()
+    }
+}
+
+static CALL_IDS: AtomicU64 = AtomicU64::new(1);
+
+impl Executor {
+    /// An executor for `registry` (or an `Arc` of one) in environment `env`,
+    /// with the in-process stores ([`Stores::default`]).
+    pub fn new(registry: impl Into<Arc<Registry>>, env: Environment) -> Self {
+        Executor { registry: registry.into(), env, listeners: Listeners::default(), stores: Stores::default() }
+    }
+
+    /// Adds an event listener; listeners run in the order they were added.
+    pub fn with_listener(mut self, listener: impl Listener) -> Self {
+        self.listeners.push(Arc::new(listener));
+        self
+    }
+
+    /// Adds event listeners, in the order given.
+    pub fn with_listeners(mut self, listeners: impl IntoIterator<Item = Arc<dyn Listener>>) -> Self {
+        for listener in listeners {
+            self.listeners.push(listener);
+        }
+        self
+    }
+
+    /// Keeps cached results and locks in `stores` (e.g. Redis, shared by
+    /// several instances) instead of in this process.
+    pub fn with_stores(mut self, stores: Stores) -> Self {
+        self.stores = stores;
+        self
+    }
+
+    /// Keeps cached results in `cache`.
+    pub fn with_cache_store(mut self, cache: Arc<dyn CacheStore>) -> Self {
+        self.stores.cache = cache;
+        self
+    }
+
+    /// Takes method locks in `locks`.
+    pub fn with_lock_store(mut self, locks: Arc<dyn LockStore>) -> Self {
+        self.stores.locks = locks;
+        self
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// The environment (decides error detail and where caching applies).
+    pub fn environment(&self) -> Environment {
+        self.env
+    }
+
+    /// The stores of cached results and locks.
+    pub fn stores(&self) -> &Stores {
+        &self.stores
+    }
+
+    /// Executes one call.
+    pub async fn execute(&self, mut call: Call<'_>) -> Execution {
+        let renamed = match self.listeners.is_empty() {
+            true => None,
+            false => match self.on_request(&mut call).await {
+                Ok(renamed) => renamed,
+                Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
+            },
+        };
+        let name = renamed.as_deref().unwrap_or(call.method);
+        let found = match call.resolved.take() {
+            Some(method) if renamed.is_none() => Some(method),
+            _ => self.registry.method(call.version, name, call.scope).cloned(),
+        };
+        let Some(method) = found else {
+            let error = RpcError::method_not_found(name);
+            return self.fail(&call, None, None, Stage::Lookup, error).await;
+        };
+        let params = std::mem::take(&mut call.params);
+        let params = match cpu_bound(call.input_bytes, || bind_and_validate(&method, params)) {
+            Ok(params) => params,
+            Err(e) => return self.fail(&call, Some(method), None, Stage::Validation, e).await,
+        };
+
+        let context = match call.context.take() {
+            Some(context) if call.identity.is_some() => context.with_identity(call.identity.take()),
+            Some(context) => context,
+            None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
+        };
+        let descriptor = method.descriptor();
+        let cache_key = descriptor
+            .cache
+            .filter(|policy| policy.applies_in(self.env))
+            .map(|policy| (keys::cache_key(method.name(), call.version, &params, context.identity()), policy));
+        if let Some((key, _)) = &cache_key
+            && !call.ignore_cache
+            && let Some(hit) = self.cached(key).await
+        {
+            return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+        }
+        let needs_record = !self.listeners.is_empty() || !descriptor.invalidates.is_empty();
+        let record = needs_record.then(|| CallInfo {
+            id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
+            method: method.clone(),
+            version: call.version,
+            transport: call.transport,
+            params: params.clone(),
+            identity: context.identity_arc().cloned(),
+        });
+        if let Some(info) = &record
+            && let Err(e) = self.listeners.before_execute(info).await
+        {
+            return self.refused(&call, method, info, Stage::Hooks, e).await;
+        }
+        let lock = match descriptor.lock {
+            Some(policy) => {
+                let keyed_by = policy.param.map(|p| params.get(p).unwrap_or(&Value::Null));
+                let key = keys::lock_key(method.name(), keyed_by);
+                let owner = lock::owner_token();
+                let ttl = Duration::from_secs(policy.ttl_secs.max(1));
+                match self.stores.locks.acquire(&key, &owner, ttl).await {
+                    Ok(true) => Some(lock::LockGuard::new(self.stores.locks.clone(), key, owner)),
+                    taken => {
+                        let error = match taken {
+                            Err(e) => RpcError::internal(format!("the lock store failed: {e}")).with_kind("rpc::LockStore"),
+                            _ => RpcError::locked(method.name()),
+                        };
+                        return match &record {
+                            Some(info) => self.refused(&call, method.clone(), info, Stage::Lock, error).await,
+                            None => self.fail(&call, Some(method), Some(&params), Stage::Lock, error).await,
+                        };
+                    }
+                }
+            }
+            None => None,
+        };
+        // Without a record (no listeners), an error is only logged: the
+        // parameters are rendered now, cut short, as the method takes them.
+        let shown = match &record {
+            None if tracing::enabled!(tracing::Level::INFO) => Some(bounded_json(&params, LOGGED_PARAMS_BYTES)),
+            _ => None,
+        };
+
+        let mut result = invoke(&method, params, &context, call.timeout).await;
+        if let Some(lock) = lock {
+            lock.release().await;
+        }
+        if let (Some((key, policy)), Ok(value)) = (&cache_key, &result)
+            && let Err(e) = self.stores.cache.put(key, value.get(), Duration::from_secs(policy.ttl_secs)).await
+        {
+            tracing::warn!(method = method.name(), error = %e, "could not store a result in the cache");
+        }
+        if let Some(info) = &record {
+            self.listeners.after_execute(info, &result).await;
+            self.listeners.before_response(info, &mut result).await;
+        }
+        if let Err(e) = &result {
+            match &record {
+                Some(info) => self.report(&call, method.name(), Some(&info.params), Stage::Method, e).await,
+                None => log_error(method.name(), shown.as_deref(), Stage::Method, e),
+            }
+        }
+        let record = record.filter(|_| result.is_ok());
+        Execution { method: Some(method), result, stage: Stage::Method, record }
+    }
+
+    /// Runs the `on_request` listeners; the new method name if one changed it.
+    async fn on_request(&self, call: &mut Call<'_>) -> Result<Option<String>, RpcError> {
+        let mut request = RequestEvent {
+            method: call.method.to_owned(),
+            version: call.version,
+            params: std::mem::take(&mut call.params),
+            transport: call.transport,
+            identity: call.identity.clone(),
+        };
+        let outcome = self.listeners.on_request(&mut request).await;
+        call.params = request.params;
+        outcome?;
+        Ok((request.method != call.method).then_some(request.method))
+    }
+
+    /// A cached result, if there is one (a store failure counts as a miss).
+    async fn cached(&self, key: &str) -> Option<Box<RawValue>> {
+        match self.stores.cache.get(key).await {
+            Ok(Some(text)) => match RawValue::from_string(text) {
+                Ok(raw) => Some(raw),
+                Err(e) => {
+                    tracing::warn!(key, error = %e, "a cached result is not JSON; calling the method");
+                    None
+                }
+            },
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(key, error = %e, "the cache store failed; calling the method");
+                None
+            }
+        }
+    }
+
+    /// A call refused once `before_execute` was reached: the execution
+    /// events still see it.
+    async fn refused(
+        &self,
+        call: &Call<'_>,
+        method: Arc<Method>,
+        info: &CallInfo,
+        stage: Stage,
+        error: RpcError,
+    ) -> Execution {
+        let mut result = Err(error);
+        self.listeners.after_execute(info, &result).await;
+        self.listeners.before_response(info, &mut result).await;
+        if let Err(e) = &result {
+            self.report(call, method.name(), Some(&info.params), stage, e).await;
+        }
+        Execution { method: Some(method), result, stage, record: None }
+    }
+
+    /// A call that ended with `error` before any execution event.
+    async fn fail(
+        &self,
+        call: &Call<'_>,
+        method: Option<Arc<Method>>,
+        params: Option<&Map<String, Value>>,
+        stage: Stage,
+        error: RpcError,
+    ) -> Execution {
+        let name = method.as_ref().map_or(call.method, |m| m.name());
+        self.report(call, name, params, stage, &error).await;
+        Execution { method, result: Err(error), stage, record: None }
+    }
+
+    /// Passes an error through `tracing` and the `on_error` listeners.
+    async fn report(
+        &self,
+        call: &Call<'_>,
+        method: &str,
+        params: Option<&Map<String, Value>>,
+        stage: Stage,
+        error: &RpcError,
+    ) {
+        if level_enabled(log_level(stage, error)) {
+            let shown = params.map(|p| bounded_json(p, LOGGED_PARAMS_BYTES));
+            log_error(method, shown.as_deref(), stage, error);
+        }
+        if self.listeners.is_empty() {
+            return;
+        }
+        let event = ErrorEvent {
+            method,
+            version: call.version,
+            transport: call.transport,
+            params,
+            error,
+            stage,
+            identity: call.identity.as_deref(),
+        };
+        self.listeners.on_error(&event).await;
+    }
+
+    /// Runs what waits for the response carrying these executions to be
+    /// sent: the `after_response` listeners and the cache relations of each
+    /// executed call with a result, in a task of their own.
+    pub fn response_sent(&self, executions: Vec<Execution>) {
+        let done: Vec<(CallInfo, Box<RawValue>)> = executions
+            .into_iter()
+            .filter_map(|e| match (e.record, e.result) {
+                (Some(info), Ok(value)) => Some((info, value)),
+                _ => None,
+            })
+            .collect();
+        if done.is_empty() {
+            return;
+        }
+        let this = self.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn(async move { this.after_response(done).await });
+            }
+            Err(_) => tracing::warn!("a response was sent outside a tokio runtime: after-response work skipped"),
+        }
+    }
+}
+
+/// Calls the method: panics contained, an async method abandoned after `timeout`.
+async fn invoke(method: &Method, params: Map<String, Value>, context: &Context, timeout: Option<Duration>) -> InvokeResult {
+    let invoke = method.descriptor().invoke;
+    let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params, context)));
+    match invoked {
+        Ok(Invoked::Ready(result)) => result,
+        Ok(Invoked::Pending(future)) => {
+            let guarded = AssertUnwindSafe(future).catch_unwind();
+            let outcome = match timeout {
+                Some(limit) => match tokio::time::timeout(limit, guarded).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => return Err(RpcError::timed_out(method.name(), limit)),
+                },
+                None => guarded.await,
+            };
+            outcome.unwrap_or_else(|panic| Err(panic_error(method.name(), panic.as_ref())))
+        }
+        Err(panic) => Err(panic_error(method.name(), panic.as_ref())),
+    }
+}
+
+/// The most bytes of parameters an error log line shows.
+const LOGGED_PARAMS_BYTES: usize = 256;
+
+/// The level a call's error is logged at: internal errors at `error`,
+/// the method's own errors at `info`, the caller's mistakes and refusals
+/// at `debug`.
+fn log_level(stage: Stage, error: &RpcError) -> tracing::Level {
+    if error.code() == crate::error::code::INTERNAL_ERROR {
+        tracing::Level::ERROR
+    } else if stage == Stage::Method {
+        tracing::Level::INFO
+    } else {
+        tracing::Level::DEBUG
+    }
+}
+
+fn level_enabled(level: tracing::Level) -> bool {
+    match level {
+        tracing::Level::ERROR => tracing::enabled!(tracing::Level::ERROR),
+        tracing::Level::INFO => tracing::enabled!(tracing::Level::INFO),
+        _ => tracing::enabled!(tracing::Level::DEBUG),
+    }
+}
+
+/// Logs a call's error with the method and the parameters (cut).
+fn log_error(method: &str, shown: Option<&str>, stage: Stage, error: &RpcError) {
+    let shown = shown.unwrap_or("");
+    let (code, message) = (error.code(), error.message());
+    match log_level(stage, error) {
+        tracing::Level::ERROR => tracing::error!(method, params = %shown, code, error = %message, ?stage, "call failed"),
+        tracing::Level::INFO => tracing::info!(method, params = %shown, code, error = %message, ?stage, "call failed"),
+        _ => tracing::debug!(method, params = %shown, code, error = %message, ?stage, "call refused"),
+    }
+}
+
+/// `params` as JSON, cut after about `max` bytes.
+fn bounded_json(params: &Map<String, Value>, max: usize) -> String {
+    struct Cut {
+        out: Vec<u8>,
+        max: usize,
+    }
+    impl std::io::Write for Cut {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let room = self.max.saturating_sub(self.out.len());
+            self.out.extend_from_slice(&buf[..buf.len().min(room)]);
+            if buf.len() > room { Err(std::io::Error::other("cut")) } else { Ok(buf.len()) }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut cut = Cut { out: Vec::with_capacity(max.min(64)), max };
+    let complete = serde_json::to_writer(&mut cut, params).is_ok();
+    let mut text = String::from_utf8_lossy(&cut.out).into_owned();
+    if !complete {
+        text.push_str("…");
+    }
+    text
+}
+
+/// Runs `work`, under `block_in_place` when the input is large
+/// ([`LARGE_INPUT_BYTES`]) and the current runtime is multi-threaded (on a
+/// current-thread runtime, or outside tokio, it runs as it is).
+pub fn cpu_bound<T>(input_bytes: usize, work: impl FnOnce() -> T) -> T {
+    let multi_threaded = || {
+        tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+    };
+    if input_bytes >= LARGE_INPUT_BYTES && multi_threaded() { tokio::task::block_in_place(work) } else { work() }
+}
+
+/// The named parameters of a call, validated against the method's schema.
+fn bind_and_validate(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
+    let params = Value::Object(bind(method, params)?);
+    method.validator().validate(method.name(), &params)?;
+    match params {
+        Value::Object(params) => Ok(params),
+        _ => Err(RpcError::internal("bound parameters are an object")),
+    }
+}
+
+/// Binds positional parameters to names; named ones pass through.
+fn bind(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
+    match params {
+        Params::None => Ok(Map::new()),
+        Params::Named(map) => Ok(map),
+        Params::Positional(values) => {
+            let declared: Vec<&str> =
+                method.descriptor().params.iter().filter(|p| p.is_param).map(|p| p.name).collect();
+            if values.len() > declared.len() {
+                return Err(RpcError::invalid_params(format!(
+                    "{} takes at most {} positional parameter(s), {} given",
+                    method.name(),
+                    declared.len(),
+                    values.len()
+                )));
+            }
+            Ok(declared.into_iter().map(str::to_owned).zip(values).collect())
+        }
+    }
+}
+
+/// The text of a panic's payload.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_owned())
+}
+
+fn panic_error(method: &str, panic: &(dyn std::any::Any + Send)) -> RpcError {
+    let message = panic_message(panic);
+    tracing::error!(method, panic = %message, "method panicked");
+    RpcError::internal(format!("method `{method}` panicked: {message}")).with_kind("panic")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Waits (blocking its thread) for a task spawned on the same runtime:
+    /// that task can run only if the worker's other work moved elsewhere.
+    fn waits_for_a_sibling_task(input_bytes: usize, patience: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        tokio::spawn(async move {
+            let _ = tx.send(());
+        });
+        cpu_bound(input_bytes, || rx.recv_timeout(patience).is_ok())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn large_inputs_do_not_hold_the_worker() {
+        let small = tokio::spawn(async { waits_for_a_sibling_task(100, Duration::from_millis(200)) });
+        assert!(!small.await.unwrap(), "a small input is checked in place: the only worker is busy");
+        let large = tokio::spawn(async { waits_for_a_sibling_task(LARGE_INPUT_BYTES, Duration::from_secs(10)) });
+        assert!(large.await.unwrap(), "the sibling ran while the large input was checked");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_current_thread_runtime_checks_inline() {
+        assert_eq!(cpu_bound(LARGE_INPUT_BYTES * 10, || 7), 7, "no block_in_place (it would panic)");
+    }
+
+    #[test]
+    fn outside_a_runtime_too() {
+        assert_eq!(cpu_bound(usize::MAX, || 7), 7);
+    }
+}
