@@ -316,7 +316,8 @@ fn relation_problems(version: u32, table: &VersionTable) -> Vec<String> {
                         .map(|m| m.name())
                         .filter(|name| strsim::jaro_winkler(name, relation.method) > 0.8)
                         .max_by(|a, b| {
-                            strsim::jaro_winkler(a, relation.method).total_cmp(&strsim::jaro_winkler(b, relation.method))
+                            strsim::jaro_winkler(a, relation.method)
+                                .total_cmp(&strsim::jaro_winkler(b, relation.method))
                         });
                     let hint = closest.map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
                     problems.push(format!(

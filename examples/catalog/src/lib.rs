@@ -6,8 +6,11 @@ pub mod services;
 
 use std::sync::Arc;
 
+use mcp::session::SessionStore;
 use mcp::{McpEndpoint, ServerInfo};
+use rpc::jsonrpc::Callbacks;
 use rpc::server::{PublicUrl, Router};
+use rpc::store::Stores;
 use rpc::{
     ApiInfo, Environment, Executor, HostPolicy, JsonRpcService, Registry, RegistryError, Security, Translations,
 };
@@ -30,7 +33,34 @@ pub fn app(env: Environment) -> Result<Router, RegistryError> {
 /// The application with chosen security (allowed hosts, tokens, CORS),
 /// shared by both endpoints.
 pub fn app_with(env: Environment, security: Security) -> Result<Router, RegistryError> {
-    Ok(router(Executor::new(registry()?, env), security, None, Arc::new(Translations::none())))
+    let setup = Setup { security, ..Setup::default() };
+    Ok(router(Executor::new(registry()?, env), setup, Arc::new(Translations::none())))
+}
+
+/// State shared by several instances: the result cache, the method locks
+/// and the MCP sessions (e.g. all in Redis, see [`Shared::redis`]).
+#[derive(Clone)]
+pub struct Shared {
+    /// The cache and the locks.
+    pub stores: Stores,
+    /// The MCP sessions of the handshake era.
+    pub sessions: Arc<dyn SessionStore>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// Everything in the Redis at `url` (`redis://127.0.0.1:6379/`), under
+    /// the key prefix `prefix`.
+    pub async fn redis(url: &str, prefix: &str) -> Result<Self, String> {
+        let redis = rpc::store::redis::RedisStore::connect(url).await.map_err(|e| e.to_string())?.with_prefix(prefix);
+        redis.ping().await.map_err(|e| e.to_string())?;
+        Ok(Shared { stores: redis.stores(), sessions: Arc::new(mcp::session::RedisSessionStore::new(redis)) })
+    }
 }
 
 /// How the catalog binary sets the application up.
@@ -43,6 +73,11 @@ pub struct Setup {
     pub public_url: Option<PublicUrl>,
     /// Titles and descriptions by `Accept-Language` (see [`translations_dir`]).
     pub translations: Option<Arc<Translations>>,
+    /// Cache, locks and sessions shared with other instances (default: in
+    /// this process).
+    pub shared: Option<Shared>,
+    /// Where `$rpc.callback` may post responses (default: nowhere).
+    pub callbacks: Callbacks,
 }
 
 /// The catalog's translation files: `rpc.{en,uk}.yaml` and
@@ -55,30 +90,35 @@ pub fn translations_dir() -> std::path::PathBuf {
 /// registry (warnings are logged, a reserved group name is an error).
 pub fn app_configured(env: Environment, setup: Setup) -> Result<Router, String> {
     let registry = registry().map_err(|e| e.to_string())?;
-    let translations = setup.translations.unwrap_or_else(|| Arc::new(Translations::none()));
+    let translations = setup.translations.clone().unwrap_or_else(|| Arc::new(Translations::none()));
     if translations.is_configured() {
         translations.check(&registry).map_err(|e| e.to_string())?;
     }
-    Ok(router(Executor::new(registry, env), setup.security, setup.public_url, translations))
+    let mut executor = Executor::new(registry, env);
+    if let Some(shared) = &setup.shared {
+        executor = executor.with_stores(shared.stores.clone());
+    }
+    Ok(router(executor, setup, translations))
 }
 
-fn router(
-    executor: Executor,
-    security: Security,
-    public_url: Option<PublicUrl>,
-    translations: Arc<Translations>,
-) -> Router {
+fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> Router {
+    let Setup { security, public_url, shared, callbacks, .. } = setup;
     let mut rpc = JsonRpcService::builder(executor.clone())
         .info(
             ApiInfo::new("Catalog API", env!("CARGO_PKG_VERSION"))
                 .description("A product catalog: search, get, list, categories."),
         )
         .security(security.clone())
-        .translations(translations.clone());
+        .translations(translations.clone())
+        .callbacks(callbacks);
     if let Some(base) = public_url {
         rpc = rpc.public_url(base);
     }
-    let mcp = McpEndpoint::builder::<Mcp>(executor)
+    let mut mcp = McpEndpoint::builder::<Mcp>(executor);
+    if let Some(shared) = shared {
+        mcp = mcp.session_store(shared.sessions);
+    }
+    let mcp = mcp
         .server_info(
             ServerInfo::new("catalog", env!("CARGO_PKG_VERSION"))
                 .title("Product catalog")

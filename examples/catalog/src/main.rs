@@ -22,12 +22,24 @@ struct Options {
     /// Serve the texts of the code only (doc comments), no translations
     #[arg(long, conflicts_with = "translations")]
     no_translations: bool,
+    /// Keep the result cache, the method locks and the MCP sessions in this
+    /// Redis (`redis://127.0.0.1:6379/`), shared by every instance using it
+    /// [default: in this process]
+    #[arg(long, value_name = "URL", env = "RPC_REDIS_URL")]
+    redis_url: Option<String>,
+    /// The prefix of the catalog's keys in Redis
+    #[arg(long, value_name = "PREFIX", default_value = "catalog:", requires = "redis_url")]
+    redis_prefix: String,
+    /// Allow `$rpc.callback` URLs under this prefix (`http://127.0.0.1:9000/hooks`);
+    /// repeatable [default: callbacks are off]
+    #[arg(long = "callback-allow", value_name = "URL")]
+    callback_allow: Vec<String>,
 }
 
 fn main() -> std::process::ExitCode {
     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:8080")
         .about("The catalog example: JSON-RPC at /rpc, MCP at /mcp/v1 and /mcp/v2");
-    rpc::server::cli::main::<Options, _>(program, |cli, security| {
+    rpc::server::cli::main::<Options, _>(program, async |cli, security| {
         let options = &cli.app;
         let translations = if options.no_translations {
             None
@@ -38,7 +50,20 @@ fn main() -> std::process::ExitCode {
                 .map_err(|e| format!("translations: {e}"))?;
             Some(std::sync::Arc::new(loaded))
         };
-        let setup = catalog::Setup { security, public_url: options.public_url.clone(), translations };
+        let shared = match &options.redis_url {
+            Some(url) => {
+                let shared = catalog::Shared::redis(url, &options.redis_prefix)
+                    .await
+                    .map_err(|e| format!("--redis-url: {e}"))?;
+                tracing::info!(prefix = %options.redis_prefix, "cache, locks and sessions in Redis");
+                Some(shared)
+            }
+            None => None,
+        };
+        let callbacks =
+            rpc::jsonrpc::Callbacks::allow(&options.callback_allow).map_err(|e| format!("--callback-allow: {e}"))?;
+        let setup =
+            catalog::Setup { security, public_url: options.public_url.clone(), translations, shared, callbacks };
         catalog::app_configured(cli.env, setup)
     })
 }

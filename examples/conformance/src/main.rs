@@ -5,5 +5,7 @@ use rpc::server::cli::{NoOptions, Program};
 fn main() -> std::process::ExitCode {
     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:3000")
         .about("The MCP conformance suite's fixture tools at /mcp");
-    rpc::server::cli::main::<NoOptions, _>(program, |cli, security| conformance_server::app_with(cli.env, security))
+    rpc::server::cli::main::<NoOptions, _>(program, async |cli, security| {
+        conformance_server::app_with(cli.env, security)
+    })
 }

@@ -2,7 +2,8 @@
 //!
 //! Sessions live behind [`SessionStore`] so that several instances behind a
 //! load balancer can share them; [`InMemorySessionStore`] is the in-process
-//! default (sliding TTL, bounded size, least recently used evicted first).
+//! default (sliding TTL, bounded size, least recently used evicted first);
+//! with the `redis` feature, [`RedisSessionStore`] shares them through Redis.
 //!
 //! A session keeps little of what the client sent: the negotiated version,
 //! the names of the capabilities a tool can require, and the `name`,
@@ -13,6 +14,8 @@
 mod capabilities;
 mod client_info;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -25,6 +28,8 @@ use crate::protocol::ProtocolVersion;
 pub(crate) use capabilities::KnownCapabilities;
 pub use client_info::ClientInfo;
 pub use memory::InMemorySessionStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisSessionStore;
 
 /// One session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

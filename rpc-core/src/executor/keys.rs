@@ -57,7 +57,12 @@ fn hex(bytes: &[u8]) -> String {
 /// The cache key of a call: `rpc:cache:<method>:v<version>:<sha-256>` of
 /// the canonical parameters (so their order does not matter) and the
 /// caller's subject (an identified caller never gets another's results).
-pub(crate) fn cache_key(method: &str, version: u32, params: &Map<String, Value>, identity: Option<&Identity>) -> String {
+pub(crate) fn cache_key(
+    method: &str,
+    version: u32,
+    params: &Map<String, Value>,
+    identity: Option<&Identity>,
+) -> String {
     let mut text = Vec::with_capacity(64);
     canonical_object(params, &mut text);
     let mut hasher = Sha256::new();

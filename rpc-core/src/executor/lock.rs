@@ -23,9 +23,8 @@ fn process_nonce() -> u64 {
         let mut bytes = [0u8; 8];
         if getrandom::fill(&mut bytes).is_err() {
             // No OS randomness: the clock and the process id still separate instances.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             return nanos ^ u64::from(std::process::id()).rotate_left(32);
         }
         u64::from_le_bytes(bytes)

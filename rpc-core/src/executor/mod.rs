@@ -361,7 +361,9 @@ impl Executor {
                     Ok(true) => Some(lock::LockGuard::new(self.stores.locks.clone(), key, owner)),
                     taken => {
                         let error = match taken {
-                            Err(e) => RpcError::internal(format!("the lock store failed: {e}")).with_kind("rpc::LockStore"),
+                            Err(e) => {
+                                RpcError::internal(format!("the lock store failed: {e}")).with_kind("rpc::LockStore")
+                            }
                             _ => RpcError::locked(method.name()),
                         };
                         return match &record {
@@ -522,7 +524,12 @@ impl Executor {
 }
 
 /// Calls the method: panics contained, an async method abandoned after `timeout`.
-async fn invoke(method: &Method, params: Map<String, Value>, context: &Context, timeout: Option<Duration>) -> InvokeResult {
+async fn invoke(
+    method: &Method,
+    params: Map<String, Value>,
+    context: &Context,
+    timeout: Option<Duration>,
+) -> InvokeResult {
     let invoke = method.descriptor().invoke;
     let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params, context)));
     match invoked {
@@ -571,7 +578,9 @@ fn log_error(method: &str, shown: Option<&str>, stage: Stage, error: &RpcError) 
     let shown = shown.unwrap_or("");
     let (code, message) = (error.code(), error.message());
     match log_level(stage, error) {
-        tracing::Level::ERROR => tracing::error!(method, params = %shown, code, error = %message, ?stage, "call failed"),
+        tracing::Level::ERROR => {
+            tracing::error!(method, params = %shown, code, error = %message, ?stage, "call failed")
+        }
         tracing::Level::INFO => tracing::info!(method, params = %shown, code, error = %message, ?stage, "call failed"),
         _ => tracing::debug!(method, params = %shown, code, error = %message, ?stage, "call refused"),
     }

@@ -83,9 +83,7 @@ fn parse_allowed(prefix: &str) -> Result<Allowed, String> {
         return Err(format!("callback prefix `{prefix}`: only http and https URLs"));
     }
     if url.scheme() == "https" && !cfg!(feature = "callback-tls") {
-        return Err(format!(
-            "callback prefix `{prefix}`: https callbacks need the `callback-tls` feature of rpc-core"
-        ));
+        return Err(format!("callback prefix `{prefix}`: https callbacks need the `callback-tls` feature of rpc-core"));
     }
     if !url.username().is_empty() || url.password().is_some() || url.query().is_some() || url.fragment().is_some() {
         return Err(format!("callback prefix `{prefix}`: no credentials, query or fragment"));
@@ -228,11 +226,9 @@ mod tests {
     #[test]
     fn only_urls_under_an_allowed_prefix() {
         let callbacks = Callbacks::allow(["http://hooks.local:8080/rpc", "http://127.0.0.1:9000"]).unwrap();
-        for ok in [
-            "http://hooks.local:8080/rpc",
-            "http://HOOKS.local:8080/rpc/done?x=1",
-            "http://127.0.0.1:9000/anything",
-        ] {
+        for ok in
+            ["http://hooks.local:8080/rpc", "http://HOOKS.local:8080/rpc/done?x=1", "http://127.0.0.1:9000/anything"]
+        {
             assert!(callbacks.check(ok).is_ok(), "{ok}");
         }
         for bad in [

@@ -23,8 +23,8 @@ use crate::i18n::Translations;
 use crate::jsonrpc::callback::{self, Callbacks, Pending};
 use crate::jsonrpc::envelope::{self, Message};
 use crate::jsonrpc::limits::JsonLimits;
-use crate::jsonrpc::special;
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
+use crate::jsonrpc::special;
 use crate::openrpc::{self, ApiInfo, Texts};
 use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{

@@ -186,7 +186,7 @@ pub struct NoOptions {}
 /// application or the listener fail.
 pub fn main<A: Args, E: std::fmt::Display>(
     program: Program,
-    app: impl FnOnce(&Cli<A>, Security) -> Result<Router, E>,
+    app: impl AsyncFnOnce(&Cli<A>, Security) -> Result<Router, E>,
 ) -> ExitCode {
     let mut command = Cli::<A>::command().name(program.name).version(program.version);
     if let Some(about) = program.about {
@@ -223,8 +223,8 @@ pub fn main<A: Args, E: std::fmt::Display>(
         tracing::warn!(%listen, "not on loopback and no --token: anyone who reaches this port can call every method");
     }
     let limits = cli.limits.build();
-    runtime.block_on(super::run(listen, limits, |hosts| match cli.security.build(hosts) {
-        Ok(security) => app(&cli, security).map_err(|e| e.to_string()),
+    runtime.block_on(super::run(listen, limits, async |hosts| match cli.security.build(hosts) {
+        Ok(security) => app(&cli, security).await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
     }))
 }

@@ -302,9 +302,9 @@ async fn watchdog(
 pub async fn run<E: std::fmt::Display>(
     listen: std::net::SocketAddr,
     limits: ServerLimits,
-    app: impl FnOnce(crate::HostPolicy) -> Result<super::Router, E>,
+    app: impl AsyncFnOnce(crate::HostPolicy) -> Result<super::Router, E>,
 ) -> std::process::ExitCode {
-    let app = match app(crate::HostPolicy::for_listen_addr(listen)) {
+    let app = match app(crate::HostPolicy::for_listen_addr(listen)).await {
         Ok(app) => app,
         Err(e) => {
             eprintln!("{e}");
