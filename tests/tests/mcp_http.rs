@@ -13,7 +13,7 @@ use mcp::{Content, InMemorySessionStore, McpEndpoint};
 use reqwest::Method;
 use rpc::clock::ManualClock;
 use rpc::server::Router;
-use rpc::{CallHooks, CallInfo, Environment, Executor, Registry, Transport};
+use rpc::{CallInfo, Environment, Executor, Listener, MaybeReady, Registry, Transport};
 use serde_json::{Value, json};
 
 mod fixtures {
@@ -61,10 +61,10 @@ fn registry() -> Registry {
     Registry::builder().service(fixtures::MediaTools).service(fixtures::Bad).build().expect("registry")
 }
 
-async fn fixture_server(env: Environment, hooks: Option<Arc<dyn CallHooks>>) -> TestServer {
+async fn fixture_server(env: Environment, listener: Option<Arc<dyn Listener>>) -> TestServer {
     let mut executor = Executor::new(Arc::new(registry()), env);
-    if let Some(hooks) = hooks {
-        executor = executor.with_hooks([hooks]);
+    if let Some(listener) = listener {
+        executor = executor.with_listeners([listener]);
     }
     let mut meta = serde_json::Map::new();
     meta.insert("com.example/owner".into(), json!("media team"));
@@ -334,14 +334,15 @@ async fn invalid_tool_names_break_only_their_endpoint() {
 #[derive(Default)]
 struct Recorder(Mutex<Vec<String>>);
 
-impl CallHooks for Recorder {
-    fn before_execute(&self, call: &CallInfo) -> Result<(), rpc::RpcError> {
+impl Listener for Recorder {
+    fn before_execute<'a>(&'a self, call: &'a CallInfo) -> MaybeReady<'a, Result<(), rpc::RpcError>> {
         assert_eq!(call.transport, Transport::Mcp);
         self.0.lock().expect("lock").push(format!("before {}", call.method.name()));
-        Ok(())
+        MaybeReady::ready(Ok(()))
     }
-    fn after_response(&self, call: &CallInfo, _: &rpc::descriptor::InvokeResult) {
+    fn after_response<'a>(&'a self, call: &'a CallInfo, _: &'a serde_json::value::RawValue) -> MaybeReady<'a, ()> {
         self.0.lock().expect("lock").push(format!("sent {} #{}", call.method.name(), call.id));
+        MaybeReady::ready(())
     }
 }
 

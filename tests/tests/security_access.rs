@@ -11,7 +11,7 @@ use e2e_tests::raw_mcp::RawMcp;
 use mcp::McpEndpoint;
 use reqwest::Method;
 use rpc::server::Router;
-use rpc::{CallHooks, CallInfo, Cors, Environment, Executor, JsonRpcService, Security, TokenPolicy};
+use rpc::{CallInfo, Cors, Environment, Executor, JsonRpcService, Listener, MaybeReady, Security, TokenPolicy};
 use serde_json::{Value, json};
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"Catalog.reindex"}"#;
@@ -20,9 +20,9 @@ fn tokens() -> TokenPolicy {
     TokenPolicy::new().token("s3cret").unwrap().named_token("ci-bot", "other-token").unwrap()
 }
 
-/// The catalog's two endpoints behind `security`, with `hooks`.
-fn app(security: Security, hooks: Vec<Arc<dyn CallHooks>>) -> Router {
-    let executor = Executor::new(catalog::registry().unwrap(), Environment::Prod).with_hooks(hooks);
+/// The catalog's two endpoints behind `security`, with `listeners`.
+fn app(security: Security, listeners: Vec<Arc<dyn Listener>>) -> Router {
+    let executor = Executor::new(catalog::registry().unwrap(), Environment::Prod).with_listeners(listeners);
     let rpc = JsonRpcService::builder(executor.clone()).security(security.clone()).build();
     let mcp = McpEndpoint::builder::<catalog::Mcp>(executor).security(security).build();
     Router::new().nest("/rpc", rpc).nest("/mcp", mcp)
@@ -142,10 +142,10 @@ async fn documents_are_protected_separately() {
 #[derive(Default)]
 struct Identities(Mutex<Vec<Option<String>>>);
 
-impl CallHooks for Identities {
-    fn before_execute(&self, call: &CallInfo) -> Result<(), rpc::RpcError> {
+impl Listener for Identities {
+    fn before_execute<'a>(&'a self, call: &'a CallInfo) -> MaybeReady<'a, Result<(), rpc::RpcError>> {
         self.0.lock().unwrap().push(call.identity.as_ref().map(|i| i.subject.clone()));
-        Ok(())
+        MaybeReady::ready(Ok(()))
     }
 }
 
@@ -305,12 +305,12 @@ impl rpc::security::AccessPolicy for TenantKeys {
 #[derive(Default)]
 struct Tenants(Mutex<Vec<(String, Value)>>);
 
-impl CallHooks for Tenants {
-    fn before_execute(&self, call: &CallInfo) -> Result<(), rpc::RpcError> {
+impl Listener for Tenants {
+    fn before_execute<'a>(&'a self, call: &'a CallInfo) -> MaybeReady<'a, Result<(), rpc::RpcError>> {
         if let Some(identity) = &call.identity {
             self.0.lock().unwrap().push((identity.subject.clone(), identity.attributes["plan"].clone()));
         }
-        Ok(())
+        MaybeReady::ready(Ok(()))
     }
 }
 

@@ -162,7 +162,7 @@ async fn nothing_is_reflected() {
     // A configured public URL wins, even when any host name is accepted.
     let security = Security::new().hosts(HostPolicy::any());
     let public_url = Some(PublicUrl::parse("https://api.example.com/").unwrap());
-    let app = catalog::app_configured(Environment::Prod, catalog::Setup { security, public_url, translations: None })
+    let app = catalog::app_configured(Environment::Prod, catalog::Setup { security, public_url, ..Default::default() })
         .unwrap();
     let public = TestServer::start(app).await;
     let head = "GET /rpc/v2 HTTP/1.1\r\nHost: other.example\r\nX-Forwarded-Proto: javascript\r\n";
