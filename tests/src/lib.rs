@@ -5,6 +5,7 @@
 pub mod modern_mcp;
 pub mod raw_http;
 pub mod raw_mcp;
+pub mod redis_server;
 pub mod strict_schema;
 pub mod wellformed;
 
