@@ -58,6 +58,12 @@ impl TestServer {
         TestServer { base: format!("http://{addr}"), addr, shutdown: Some(tx) }
     }
 
+    /// A server the test started itself (e.g. with axum), stopped through
+    /// `shutdown` when this drops.
+    pub fn external(base: String, addr: SocketAddr, shutdown: oneshot::Sender<()>) -> TestServer {
+        TestServer { base, addr, shutdown: Some(shutdown) }
+    }
+
     /// The catalog example in environment `env`.
     pub async fn catalog(env: Environment) -> TestServer {
         TestServer::start(catalog::app(env).expect("catalog registry builds")).await

@@ -17,8 +17,8 @@ use jsonrpc_common::{call_error, call_result, expect_error, notification, post_o
 use rpc::descriptor::InvokeResult;
 use rpc::server::Router;
 use rpc::{
-    CallInfo, Environment, ErrorEvent, Executor, JsonRpcService, Listener, MaybeReady, Params, RequestEvent,
-    RpcError, Transport,
+    CallInfo, Environment, ErrorEvent, Executor, JsonRpcService, Listener, MaybeReady, Params, RequestEvent, RpcError,
+    Transport,
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};

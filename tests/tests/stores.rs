@@ -77,7 +77,8 @@ async fn redis_entries_and_locks_expire_and_are_shared_between_connections() {
 #[tokio::test]
 async fn redis_sessions_are_shared_slide_and_end() {
     let Some(redis) = Redis::start() else { return };
-    let connect = || async { RedisStore::connect(&redis.url).await.expect("connect").with_prefix(redis.prefix.clone()) };
+    let connect =
+        || async { RedisStore::connect(&redis.url).await.expect("connect").with_prefix(redis.prefix.clone()) };
     let first = RedisSessionStore::new(connect().await);
     let second = RedisSessionStore::new(connect().await);
     let ttl = Duration::from_millis(400);
@@ -128,7 +129,9 @@ async fn a_redis_that_goes_away_gives_errors_not_hangs() {
     let lock = tokio::time::timeout(Duration::from_secs(10), store.acquire("l", "o", Duration::from_secs(1))).await;
     assert!(matches!(lock, Ok(Err(_))), "{lock:?}");
     assert!(started.elapsed() < Duration::from_secs(8), "bounded by the timeouts: {:?}", started.elapsed());
-    assert!(RedisStore::connect_with("redis://127.0.0.1:1/", Duration::from_millis(300), Duration::from_millis(300))
-        .await
-        .is_err());
+    assert!(
+        RedisStore::connect_with("redis://127.0.0.1:1/", Duration::from_millis(300), Duration::from_millis(300))
+            .await
+            .is_err()
+    );
 }
