@@ -72,7 +72,7 @@ pub use i18n::{Language, Translations};
 pub use jsonrpc::{JsonRpcBuilder, JsonRpcService};
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
-pub use rpc_macros::{info, service};
+pub use rpc_macros::{cache, info, invalidates, lock, service};
 pub use security::{Cors, HostPolicy, Identity, Security, TokenPolicy};
 
 /// `Result` with [`RpcError`].

@@ -95,8 +95,9 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
 /// parameter is mirrored into.
 pub const X_MCP_HEADER: &str = "x-mcp-header";
 
-/// The `properties` of an input schema: each parameter's schema with its
-/// description and default (arguments that are not parameters are left out).
+/// The `properties` of an input schema: each parameter's schema with the
+/// keywords of its validation rules ([`apply_rules`](crate::rules::apply_rules)),
+/// its description and default (arguments that are not parameters are left out).
 pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Option<Schema>>) -> Map<String, Value> {
     let mut properties = Map::new();
     for (param, schema) in method.params.iter().zip(schemas) {
@@ -110,6 +111,7 @@ pub fn param_properties(method: &MethodDescriptor, schemas: Vec<Option<Schema>>)
                 continue;
             }
         };
+        crate::rules::apply_rules(&mut schema, param.rules);
         if let Some(description) = param.description {
             schema.insert("description".into(), Value::String(description.into()));
         }
@@ -197,9 +199,17 @@ fn bound_json(value: i128) -> Value {
 pub fn add_integer_bounds(schema: &mut Value) {
     visit_schemas(schema, &mut |map| {
         if let Some((min, max)) = map.get("format").and_then(Value::as_str).and_then(format_bounds) {
-            map.entry("minimum").or_insert_with(|| bound_json(min));
-            if let Some(max) = max {
-                map.entry("maximum").or_insert_with(|| bound_json(max));
+            // A bound already there (a `range` rule) stays when it is tighter.
+            let kept = |map: &Map<String, Value>, key: &str, tighter: fn(f64, f64) -> bool, bound: i128| {
+                map.get(key).and_then(Value::as_f64).is_some_and(|v| tighter(v, bound as f64))
+            };
+            if !kept(map, "minimum", |v, b| v >= b, min) {
+                map.insert("minimum".into(), bound_json(min));
+            }
+            if let Some(max) = max
+                && !kept(map, "maximum", |v, b| v <= b, max)
+            {
+                map.insert("maximum".into(), bound_json(max));
             }
         }
         let integer = match map.get("type") {

@@ -8,12 +8,15 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitStr, Meta};
 
+use crate::rules::{LengthArg, OneOfArg, PatternArg, RangeArg, RuleArgs};
+
 /// The key of a `key = value` item, for messages.
 fn key_of(meta: &Meta) -> String {
     meta.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
 }
 
-fn literal(meta: &Meta) -> Result<&Lit, darling::Error> {
+/// The literal value of `key = value`, or an error saying what `key` takes.
+pub fn literal_of(meta: &Meta) -> Result<&Lit, darling::Error> {
     let key = key_of(meta);
     match meta {
         Meta::NameValue(nv) => match &nv.value {
@@ -33,7 +36,8 @@ fn literal(meta: &Meta) -> Result<&Lit, darling::Error> {
     }
 }
 
-fn kind(lit: &Lit) -> &'static str {
+/// What kind of literal `lit` is, for messages ("a string", ...).
+pub fn kind_of(lit: &Lit) -> &'static str {
     match lit {
         Lit::Str(_) => "a string",
         Lit::Int(_) => "an integer",
@@ -50,13 +54,13 @@ pub struct Str(pub LitStr);
 
 impl FromMeta for Str {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
-        match literal(meta)? {
+        match literal_of(meta)? {
             Lit::Str(s) => Ok(Str(s.clone())),
             other => {
                 let key = key_of(meta);
                 Err(darling::Error::custom(format!(
                     "expected a string for `{key}`, found {}: write `{key} = \"...\"`",
-                    kind(other)
+                    kind_of(other)
                 ))
                 .with_span(other))
             }
@@ -85,7 +89,7 @@ pub struct Version {
 impl FromMeta for Version {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
         let key = key_of(meta);
-        match literal(meta)? {
+        match literal_of(meta)? {
             Lit::Int(i) => match i.base10_parse::<u32>() {
                 Ok(value) if value >= 1 => Ok(Version { value }),
                 _ => Err(darling::Error::custom(format!("`{key}` is a whole number from 1")).with_span(i)),
@@ -97,7 +101,7 @@ impl FromMeta for Version {
             .with_span(s)),
             other => Err(darling::Error::custom(format!(
                 "expected an integer for `{key}`, found {}: write e.g. `{key} = 2`",
-                kind(other)
+                kind_of(other)
             ))
             .with_span(other)),
         }
@@ -117,7 +121,7 @@ impl FromMeta for Hint {
             return Ok(Hint { value: true, span: path.span() });
         }
         let key = key_of(meta);
-        match literal(meta)? {
+        match literal_of(meta)? {
             Lit::Bool(b) => Ok(Hint { value: b.value, span: meta.span() }),
             Lit::Str(s) if matches!(s.value().as_str(), "true" | "false") => Err(darling::Error::custom(format!(
                 "expected a boolean for `{key}`, found a string: write `{key} = {}` without quotes",
@@ -126,7 +130,7 @@ impl FromMeta for Hint {
             .with_span(s)),
             other => Err(darling::Error::custom(format!(
                 "expected a boolean for `{key}`, found {}: write `{key} = true` or `{key} = false`",
-                kind(other)
+                kind_of(other)
             ))
             .with_span(other)),
         }
@@ -260,6 +264,56 @@ pub struct ParamArgs {
     /// Mirrors the parameter into an `Mcp-Param-{Name}` header (SEP-2243).
     #[darling(default)]
     pub header: Option<HeaderArg>,
+    /// `length(min = 3, max = 100)`: characters of a string, items of an array.
+    #[darling(default)]
+    pub length: Option<LengthArg>,
+    /// `range(min = 1, max = 100)`: a number's inclusive bounds.
+    #[darling(default)]
+    pub range: Option<RangeArg>,
+    /// `pattern = "^[a-z]+$"`: a regular expression strings must match.
+    #[darling(default)]
+    pub pattern: Option<PatternArg>,
+    /// `email`: the `email` string format.
+    #[darling(default)]
+    pub email: Flag,
+    /// `uuid`: the `uuid` string format.
+    #[darling(default)]
+    pub uuid: Flag,
+    /// `date`: the `date` string format (RFC 3339 full-date).
+    #[darling(default)]
+    pub date: Flag,
+    /// `date_time`: the `date-time` string format (RFC 3339).
+    #[darling(default)]
+    pub date_time: Flag,
+    /// `uri`: the `uri` string format.
+    #[darling(default)]
+    pub uri: Flag,
+    /// `one_of("a", "b")` / `one_of(1, 2)`: the allowed values.
+    #[darling(default)]
+    pub one_of: Option<OneOfArg>,
+    /// `not_blank`: a string with a non-whitespace character.
+    #[darling(default)]
+    pub not_blank: Flag,
+}
+
+impl ParamArgs {
+    /// The validation rules, as written.
+    pub fn rules(&self) -> RuleArgs<'_> {
+        RuleArgs {
+            length: self.length.as_ref(),
+            range: self.range.as_ref(),
+            pattern: self.pattern.as_ref(),
+            formats: vec![
+                ("email", "Email", &self.email),
+                ("uuid", "Uuid", &self.uuid),
+                ("date", "Date", &self.date),
+                ("date_time", "DateTime", &self.date_time),
+                ("uri", "Uri", &self.uri),
+            ],
+            one_of: self.one_of.as_ref(),
+            not_blank: &self.not_blank,
+        }
+    }
 }
 
 /// The `#[mcp_tool]` hints as plain values.

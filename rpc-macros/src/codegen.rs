@@ -27,7 +27,7 @@ use crate::method::{Method, Output, hint, unraw};
 
 /// `tokens` with every token (groups included) at `span`, so a diagnostic
 /// about the whole expression points there.
-fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tree| {
@@ -103,6 +103,7 @@ impl Method {
         let mut param_descs = Vec::new();
         let mut param_schemas = Vec::new();
         let mut header_checks = Vec::new();
+        let mut rule_checks = TokenStream::new();
         for (pi, p) in self.params.iter().enumerate() {
             let ty = &p.ty;
             let var = format_ident!("__p{}", pi);
@@ -157,6 +158,8 @@ impl Method {
                 let check = quote_spanned!(*header_span=> #k::assert_header::<#ty>);
                 header_checks.push(quote!(#check();));
             }
+            let rules = p.rules.iter().map(|r| r.expr(k));
+            rule_checks.extend(p.rules.iter().map(|r| r.check(k, ty, pname)));
             param_descs.push(quote! {
                 #k::ParamDescriptor {
                     name: #pname,
@@ -165,7 +168,7 @@ impl Method {
                     description: #description,
                     required: #required,
                     default: #default_desc,
-                    rules: &[],
+                    rules: &[#(#rules),*],
                 }
             });
             param_schemas.push(quote_spanned!(span=> <#ty as #k::Arg>::schema(__generator)));
@@ -254,6 +257,7 @@ impl Method {
             fn #schemas_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::MethodSchemas {
                 #kinds
                 #(#header_checks)*
+                #rule_checks
                 #k::MethodSchemas {
                     params: ::std::vec![#(#param_schemas),*],
                     result: #result_schema,
@@ -272,6 +276,7 @@ impl Method {
         let requires_client: Vec<String> =
             t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
         let line = quote_spanned!(sig_span=> ::core::line!());
+        let policies = self.policies.fields(k);
         items.extend(quote! {
             #hidden
             const #desc: #k::MethodDescriptor = #k::MethodDescriptor {
@@ -294,9 +299,7 @@ impl Method {
                 schemas: Self::#schemas_fn,
                 invoke: Self::#invoke_fn,
                 line: #line,
-                cache: ::core::option::Option::None,
-                lock: ::core::option::Option::None,
-                invalidates: &[],
+                #policies
             };
         });
 

@@ -70,10 +70,10 @@ impl Parse for MarkerArgs {
             let content;
             syn::parenthesized!(content in input);
             let tokens: TokenStream = content.parse()?;
-            match kind.to_string().as_str() {
-                "info" => raw.info.push((kind.span(), tokens)),
-                "tool" => raw.tool.push((kind.span(), tokens)),
-                _ => return Err(syn::Error::new(kind.span(), "expected `info(...)` or `tool(...)`")),
+            let name = kind.to_string();
+            match raw.slot(&name) {
+                Some(slot) => slot.push((kind.span(), tokens)),
+                None => return Err(syn::Error::new(kind.span(), "expected `info(...)`, `tool(...)`, `cache(...)`, ...")),
             }
         }
         Ok(MarkerArgs {
@@ -137,7 +137,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// `#[rpc::info]` / `#[mcp_tool]` expanding on their own: inside a service
+/// `#[rpc::info]` / `#[mcp_tool]` (and `cache`, `lock`, `invalidates`) expanding on their own: inside a service
 /// block (the marker is among the item's attributes) they fold their
 /// arguments into the marker; anywhere else they are an error.
 pub fn fold_or_refuse(kind: &str, display: &str, args: TokenStream, item: TokenStream) -> TokenStream {

@@ -14,6 +14,8 @@ mod errors;
 mod krate;
 mod method;
 mod names;
+mod policies;
+mod rules;
 mod service;
 
 use proc_macro::TokenStream;
@@ -28,7 +30,27 @@ use proc_macro::TokenStream;
 /// methods without a description), `crate = "path::to::rpc"`.
 ///
 /// Per method: `#[rpc::info(name = "...", groups(...), skip, undocumented)]`,
-/// `#[mcp_tool(...)]`; per parameter: `#[rpc(default = expr, description = "...")]`.
+/// `#[rpc::cache(..)]`, `#[rpc::lock(..)]`, `#[rpc::invalidates(..)]`,
+/// `#[mcp_tool(...)]`.
+///
+/// Per parameter: `#[rpc(default = expr, description = "...", header)]` and
+/// validation rules, which become JSON Schema keywords of the parameter
+/// (enforced before the call, `-32602` otherwise):
+///
+/// * `length(min = 3, max = 100)`: characters of a string, items of a
+///   `Vec`/slice/array (either bound may be left out);
+/// * `range(min = 1, max = 100)`: a number's inclusive bounds (integers or
+///   floats);
+/// * `pattern = "^[a-z]+$"`: a regular expression (checked at compile
+///   time; unanchored, as in JSON Schema);
+/// * `email`, `uuid`, `date`, `date_time`, `uri`: a string format;
+/// * `one_of("a", "b")`, `one_of(1, 2, 3)`: the allowed values (literals
+///   of one kind);
+/// * `not_blank`: a string with a non-whitespace character.
+///
+/// A rule that does not fit the parameter's type (`pattern` on a `u64`,
+/// `range` on a `String`) is a compile error. On an `Option<T>` parameter
+/// the rules apply to the value, and `null` stays valid.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, item: TokenStream) -> TokenStream {
     service::expand(args.into(), item.into()).into()
@@ -41,6 +63,49 @@ pub fn service(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn info(args: TokenStream, item: TokenStream) -> TokenStream {
     deferred::fold_or_refuse("info", "#[rpc::info]", args.into(), item.into()).into()
+}
+
+/// Caches a method's results: `#[rpc::cache(ttl = 60)]`,
+/// `#[rpc::cache(ttl = 300, env(prod, dev, test))]`.
+///
+/// `ttl` (required) is a whole number of seconds from 1; `env(..)` lists the
+/// environments caching applies in (`prod`, `dev`, `test`; default `prod`
+/// only). Goes on a method inside an `#[rpc::service]` impl block, once.
+#[proc_macro_attribute]
+pub fn cache(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::fold_or_refuse("cache", "#[rpc::cache]", args.into(), item.into()).into()
+}
+
+/// Lets one call of a method run at a time: `#[rpc::lock]` (one lock per
+/// method), `#[rpc::lock(param = "id", ttl = 30)]` (one lock per value of
+/// parameter `id`).
+///
+/// `param` names one of the method's parameters (not its `Context`);
+/// `ttl` is how long the lock holds at most, in whole seconds (default 30).
+/// A call that finds the lock held fails fast. Goes on a method inside an
+/// `#[rpc::service]` impl block, once.
+#[proc_macro_attribute]
+pub fn lock(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::fold_or_refuse("lock", "#[rpc::lock]", args.into(), item.into()).into()
+}
+
+/// Names methods whose cached results this method invalidates once its
+/// response is sent: `#[rpc::invalidates("Catalog.get", "Catalog.search")]`.
+///
+/// Each name is a full RPC method name (alias, separator and fn name, or an
+/// `#[rpc::info(name)]`), checked when the registry is built. The bare flag
+/// `warm_up` (`#[rpc::invalidates("Catalog.get", warm_up)]`) also computes
+/// those entries again. The attribute may repeat, to warm up some methods
+/// and not others:
+///
+/// ```ignore
+/// #[rpc::invalidates("Catalog.get", warm_up)]
+/// #[rpc::invalidates("Catalog.search")]
+/// pub fn update(&self, id: u64) { /* ... */ }
+/// ```
+#[proc_macro_attribute]
+pub fn invalidates(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::fold_or_refuse("invalidates", "#[rpc::invalidates]", args.into(), item.into()).into()
 }
 
 /// MCP tool annotations on a method inside an `#[rpc::service]` impl block:

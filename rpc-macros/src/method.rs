@@ -18,6 +18,7 @@ use crate::attrs::{self, InfoArgs, ParamArgs, ToolArgs};
 use crate::docs;
 use crate::errors::Errors;
 use crate::krate::Krate;
+use crate::policies::{CacheArgs, InvalidatesArgs, LockArgs, Policies};
 
 /// Settings a method inherits from its `#[rpc::service]` block.
 #[derive(Clone)]
@@ -37,9 +38,43 @@ pub struct ServiceCtx {
 pub struct RawAttrs {
     pub info: Vec<(Span, TokenStream)>,
     pub tool: Vec<(Span, TokenStream)>,
+    pub cache: Vec<(Span, TokenStream)>,
+    pub lock: Vec<(Span, TokenStream)>,
+    pub invalidates: Vec<(Span, TokenStream)>,
 }
 
-/// Removes from `attrs` the `#[rpc::info]` and `#[mcp_tool]` attributes the
+impl RawAttrs {
+    /// The list of `kind`, by the name the `__rpc_method` marker gives it.
+    pub fn slot(&mut self, kind: &str) -> Option<&mut Vec<(Span, TokenStream)>> {
+        Some(match kind {
+            "info" => &mut self.info,
+            "tool" => &mut self.tool,
+            "cache" => &mut self.cache,
+            "lock" => &mut self.lock,
+            "invalidates" => &mut self.invalidates,
+            _ => return None,
+        })
+    }
+
+    /// Every attribute, with the marker's name for its kind.
+    pub fn entries(self) -> impl Iterator<Item = (&'static str, Span, TokenStream)> {
+        let tag = |kind: &'static str, list: Vec<(Span, TokenStream)>| {
+            list.into_iter().map(move |(span, tokens)| (kind, span, tokens))
+        };
+        tag("info", self.info)
+            .chain(tag("tool", self.tool))
+            .chain(tag("cache", self.cache))
+            .chain(tag("lock", self.lock))
+            .chain(tag("invalidates", self.invalidates))
+    }
+}
+
+/// The method attributes of `rpc` the service macro recognises, by the
+/// last segment of their path (and the marker's name for each).
+pub const RPC_METHOD_ATTRS: &[&str] = &["info", "cache", "lock", "invalidates"];
+
+/// Removes from `attrs` the `#[rpc::info]`, `#[rpc::cache]`, `#[rpc::lock]`,
+/// `#[rpc::invalidates]` and `#[mcp_tool]` attributes the
 /// service macro recognises by their path (under the crates' names as the
 /// manifest gives them). Single-segment paths, which rely on a `use`, are
 /// recorded in `imported` so the expansion can keep those imports used.
@@ -47,13 +82,13 @@ pub fn take_known_attrs(attrs: &mut Vec<Attribute>, krate: &Krate, imported: &mu
     let mut raw = RawAttrs::default();
     attrs.retain(|attr| {
         let path = attr.path();
-        let slot = if krate.is_rpc_attr(path, "info") {
-            &mut raw.info
-        } else if krate.is_mcp_attr(path, "mcp_tool") {
-            &mut raw.tool
-        } else {
-            return true;
+        let kind = RPC_METHOD_ATTRS.iter().find(|kind| krate.is_rpc_attr(path, kind)).copied();
+        let slot = match kind {
+            Some(kind) => raw.slot(kind),
+            None if krate.is_mcp_attr(path, "mcp_tool") => raw.slot("tool"),
+            None => None,
         };
+        let Some(slot) = slot else { return true };
         if path.segments.len() == 1 {
             imported.push(path.clone());
         }
@@ -107,6 +142,10 @@ pub fn is_foreign_macro(attr: &Attribute) -> bool {
 pub struct MethodAttrs {
     pub info: Option<(InfoArgs, Span)>,
     pub tool: Option<(ToolArgs, Span)>,
+    pub cache: Option<(CacheArgs, Span)>,
+    pub lock: Option<(LockArgs, Span)>,
+    /// May repeat: each attribute lists methods with its own `warm_up`.
+    pub invalidates: Vec<(InvalidatesArgs, Span)>,
 }
 
 /// Parses raw attribute arguments; duplicates are errors.
@@ -125,6 +164,23 @@ pub fn parse_attrs(raw: RawAttrs, errors: &mut Errors) -> MethodAttrs {
             continue;
         }
         out.tool = Some((parse_args(tokens, errors), span));
+    }
+    for (i, (span, tokens)) in raw.cache.into_iter().enumerate() {
+        if i > 0 {
+            errors.push(syn::Error::new(span, "duplicate `#[rpc::cache]` attribute: a method has one cache policy"));
+            continue;
+        }
+        out.cache = Some((parse_args(tokens, errors), span));
+    }
+    for (i, (span, tokens)) in raw.lock.into_iter().enumerate() {
+        if i > 0 {
+            errors.push(syn::Error::new(span, "duplicate `#[rpc::lock]` attribute: a method has one lock"));
+            continue;
+        }
+        out.lock = Some((parse_args(tokens, errors), span));
+    }
+    for (span, tokens) in raw.invalidates {
+        out.invalidates.push((parse_args(tokens, errors), span));
     }
     out
 }
@@ -148,6 +204,8 @@ pub struct Param {
     pub optional: bool,
     /// The `Mcp-Param-{..}` header it is mirrored into, and where that was asked.
     pub header: Option<(String, Span)>,
+    /// Validation rules (`length(..)`, `pattern = ..`, `email`, ...).
+    pub rules: Vec<crate::rules::ParamRule>,
 }
 
 /// A method's return type.
@@ -172,6 +230,8 @@ pub struct Method {
     pub docs: docs::Docs,
     pub deprecated: Option<String>,
     pub tool: ToolArgs,
+    /// `#[rpc::cache]`, `#[rpc::lock]`, `#[rpc::invalidates]`.
+    pub policies: Policies,
     pub sig_span: Span,
     /// No warning when the method has no description.
     pub undocumented: bool,
@@ -195,7 +255,14 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     let skip = attrs.info.as_ref().is_some_and(|(i, _)| i.skip.is_present());
     let is_pub = matches!(item.vis, Visibility::Public(_));
     let receiver = item.sig.receiver().cloned();
-    let annotated = attrs.info.as_ref().map(|(_, s)| *s).or(attrs.tool.as_ref().map(|(_, s)| *s));
+    let annotated = attrs
+        .info
+        .as_ref()
+        .map(|(_, s)| *s)
+        .or(attrs.tool.as_ref().map(|(_, s)| *s))
+        .or(attrs.cache.as_ref().map(|(_, s)| *s))
+        .or(attrs.lock.as_ref().map(|(_, s)| *s))
+        .or(attrs.invalidates.first().map(|(_, s)| *s));
 
     if let Some((info, _)) = &attrs.info
         && skip
@@ -215,6 +282,17 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
             errors.push(syn::Error::new(
                 *span,
                 "`#[mcp_tool]` on a method hidden with `#[rpc::info(skip)]`: it is not a tool; remove one of them",
+            ));
+        }
+        let policies = [
+            attrs.cache.as_ref().map(|(_, s)| ("cache", *s)),
+            attrs.lock.as_ref().map(|(_, s)| ("lock", *s)),
+            attrs.invalidates.first().map(|(_, s)| ("invalidates", *s)),
+        ];
+        for (name, span) in policies.into_iter().flatten() {
+            errors.push(syn::Error::new(
+                span,
+                format!("`#[rpc::{name}]` on a method hidden with `#[rpc::info(skip)]` has no effect: remove one of them"),
             ));
         }
     }
@@ -267,6 +345,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         None => ctx.groups.clone(),
     };
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
+    let policies = Policies::check(attrs.cache, attrs.lock, attrs.invalidates, &params, errors);
     check_hints(&tool, errors);
     check_headers(&params, errors);
     let output = match output_of(&item.sig.output) {
@@ -287,6 +366,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         docs,
         deprecated: deprecation(&item.attrs),
         tool,
+        policies,
         sig_span: item.sig.ident.span(),
         undocumented: ctx.undocumented || info.undocumented.is_present(),
     }))
@@ -451,7 +531,7 @@ fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Errors, 
         }
         let optional = is_option(&ty);
         let name = unraw(&ident);
-        let header = args.header.map(|h| match h.name {
+        let header = args.header.take().map(|h| match h.name {
             Some(lit) => (lit.value(), h.span),
             None => (name.clone(), h.span),
         });
@@ -463,7 +543,9 @@ fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Errors, 
                 format!("`{header}` is not a valid header name part: name it with `header = \"Name\"`"),
             ));
         }
+        let rules = crate::rules::collect(args.rules(), errors);
         params.push(Param {
+            rules,
             name,
             ty,
             default: args.default.map(|d| d.0),

@@ -226,12 +226,8 @@ fn marker(ctx: &ServiceCtx, raw: RawAttrs) -> syn::Attribute {
     let groups = &ctx.groups;
     let undocumented = ctx.undocumented;
     let mut entries = TokenStream::new();
-    for (span, tokens) in raw.info {
-        let key = Ident::new("info", span);
-        entries.extend(quote!(, #key(#tokens)));
-    }
-    for (span, tokens) in raw.tool {
-        let key = Ident::new("tool", span);
+    for (kind, span, tokens) in raw.entries() {
+        let key = Ident::new(kind, span);
         entries.extend(quote!(, #key(#tokens)));
     }
     syn::parse_quote! {

@@ -1,0 +1,324 @@
+//! Method attributes that govern how calls run: `#[rpc::cache(..)]`,
+//! `#[rpc::lock(..)]` and `#[rpc::invalidates(..)]`. Their arguments are
+//! checked here and become the `cache`, `lock` and `invalidates` fields of
+//! the method's descriptor.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Lit, LitStr, Meta};
+
+use crate::attrs::{Str, kind_of, literal_of};
+use crate::errors::Errors;
+use crate::method::Param;
+
+/// The closest of `candidates` to `name`, as a "; did you mean" suffix.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(c, name), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| format!("; did you mean `{c}`?"))
+        .unwrap_or_default()
+}
+
+/// A number of seconds from 1 (`ttl = 60`).
+#[derive(Debug, Clone, Copy)]
+pub struct Seconds {
+    pub value: u64,
+}
+
+impl FromMeta for Seconds {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        let key = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
+        match literal_of(meta)? {
+            Lit::Int(i) => match i.base10_parse::<u64>() {
+                Ok(value) if value >= 1 => Ok(Seconds { value }),
+                _ => Err(darling::Error::custom(format!("`{key}` is a whole number of seconds from 1")).with_span(i)),
+            },
+            Lit::Str(s) => Err(darling::Error::custom(format!(
+                "expected a whole number of seconds for `{key}`, found a string: write e.g. `{key} = 300` \
+                 (no units, no quotes)"
+            ))
+            .with_span(s)),
+            other => Err(darling::Error::custom(format!(
+                "expected a whole number of seconds for `{key}`, found {}: write e.g. `{key} = 60`",
+                kind_of(other)
+            ))
+            .with_span(other)),
+        }
+    }
+}
+
+/// The environment names `env(..)` takes, with the `Environment` variants.
+const ENVIRONMENTS: &[(&str, &str)] = &[("prod", "Prod"), ("dev", "Dev"), ("test", "Test")];
+
+/// `env(prod, dev, test)`: the environments caching applies in.
+#[derive(Debug, Clone, Default)]
+pub struct EnvList {
+    /// `Environment` variant names, in the order written.
+    pub variants: Vec<&'static str>,
+}
+
+impl FromMeta for EnvList {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        let Meta::List(list) = meta else {
+            return Err(darling::Error::custom("`env` lists environments: `env(prod, dev, test)`").with_span(meta));
+        };
+        let mut errors = darling::Error::accumulator();
+        let mut variants = Vec::new();
+        for item in NestedMeta::parse_meta_list(list.tokens.clone())? {
+            let name = match &item {
+                NestedMeta::Meta(Meta::Path(path)) => path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            let Some(name) = name else {
+                errors.push(
+                    darling::Error::custom("`env` lists environment names: `prod`, `dev`, `test`").with_span(&item),
+                );
+                continue;
+            };
+            match ENVIRONMENTS.iter().find(|(n, _)| *n == name) {
+                Some((_, variant)) if variants.contains(variant) => {
+                    errors.push(darling::Error::custom(format!("`{name}` is listed twice")).with_span(&item));
+                }
+                Some((_, variant)) => variants.push(*variant),
+                None => {
+                    let hint = did_you_mean(&name, ENVIRONMENTS.iter().map(|(n, _)| *n));
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "unknown environment `{name}`: the environments are `prod`, `dev` and `test`{hint}"
+                        ))
+                        .with_span(&item),
+                    );
+                }
+            }
+        }
+        errors.finish()?;
+        if variants.is_empty() {
+            return Err(darling::Error::custom("`env(..)` needs at least one environment: `prod`, `dev`, `test`")
+                .with_span(list));
+        }
+        Ok(EnvList { variants })
+    }
+}
+
+/// `#[rpc::cache(ttl = 60, env(prod, dev))]` on a method.
+#[derive(Debug, Default, FromMeta)]
+pub struct CacheArgs {
+    /// Seconds a result is served from the cache (required).
+    #[darling(default)]
+    pub ttl: Option<Seconds>,
+    /// Environments caching applies in; default `prod` only.
+    #[darling(default)]
+    pub env: Option<EnvList>,
+}
+
+/// `#[rpc::lock]`, `#[rpc::lock(param = "id", ttl = 30)]` on a method.
+#[derive(Debug, Default, FromMeta)]
+pub struct LockArgs {
+    /// The parameter whose value keys the lock; default: one lock per method.
+    #[darling(default)]
+    pub param: Option<Str>,
+    /// Seconds the lock holds at most; default 30.
+    #[darling(default)]
+    pub ttl: Option<Seconds>,
+}
+
+/// `#[rpc::invalidates("Catalog.get", "Catalog.search", warm_up)]` on a method.
+#[derive(Debug, Default)]
+pub struct InvalidatesArgs {
+    /// The full method names.
+    pub methods: Vec<LitStr>,
+    /// Whether the entries are computed again after invalidation.
+    pub warm_up: bool,
+}
+
+impl FromMeta for InvalidatesArgs {
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let mut errors = darling::Error::accumulator();
+        let mut out = InvalidatesArgs::default();
+        for item in items {
+            match item {
+                NestedMeta::Lit(Lit::Str(s)) => {
+                    let name = s.value();
+                    if let Some(reason) = invalid_method_name(&name) {
+                        errors.push(darling::Error::custom(reason).with_span(s));
+                    } else if out.methods.iter().any(|m| m.value() == name) {
+                        errors.push(darling::Error::custom(format!("`{name}` is listed twice")).with_span(s));
+                    } else {
+                        out.methods.push(s.clone());
+                    }
+                }
+                NestedMeta::Meta(Meta::Path(p)) if p.is_ident("warm_up") => {
+                    if out.warm_up {
+                        errors.push(darling::Error::duplicate_field("warm_up").with_span(p));
+                    }
+                    out.warm_up = true;
+                }
+                NestedMeta::Meta(meta) => {
+                    let key = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
+                    let message = if meta.path().is_ident("warm_up") {
+                        "`warm_up` is a bare flag: `#[rpc::invalidates(\"Catalog.get\", warm_up)]`".to_owned()
+                    } else {
+                        format!(
+                            "unknown key `{key}`: `#[rpc::invalidates]` takes method names as strings and the \
+                             `warm_up` flag{}",
+                            did_you_mean(&key, ["warm_up"])
+                        )
+                    };
+                    errors.push(darling::Error::custom(message).with_span(meta));
+                }
+                other @ NestedMeta::NameValueInvalidExpr(_) => errors.push(
+                    darling::Error::custom("`#[rpc::invalidates]` takes method names as strings and `warm_up`")
+                        .with_span(other),
+                ),
+                NestedMeta::Lit(other) => errors.push(
+                    darling::Error::custom(format!(
+                        "expected a method name as a string, found {}: `#[rpc::invalidates(\"Catalog.get\")]`",
+                        kind_of(other)
+                    ))
+                    .with_span(other),
+                ),
+            }
+        }
+        errors.finish()?;
+        Ok(out)
+    }
+}
+
+/// Why `name` cannot be a full RPC method name, if it cannot.
+fn invalid_method_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("a method name cannot be empty: write the full name, e.g. \"Catalog.get\"".into());
+    }
+    if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some(format!("`{}` is not a method name: it contains whitespace", name.escape_debug()));
+    }
+    None
+}
+
+/// The checked cache, lock and invalidation settings of one method.
+#[derive(Debug, Default)]
+pub struct Policies {
+    /// `(ttl, Environment variants)`.
+    cache: Option<(u64, Vec<&'static str>)>,
+    /// `(param, ttl)`.
+    lock: Option<(Option<String>, u64)>,
+    /// `(method, warm_up)`.
+    invalidates: Vec<(String, bool)>,
+}
+
+/// The default `#[rpc::lock]` ttl, in seconds.
+const DEFAULT_LOCK_TTL: u64 = 30;
+
+impl Policies {
+    /// Checks the parsed attributes against the method's parameters.
+    pub fn check(
+        cache: Option<(CacheArgs, Span)>,
+        lock: Option<(LockArgs, Span)>,
+        invalidates: Vec<(InvalidatesArgs, Span)>,
+        params: &[Param],
+        errors: &mut Errors,
+    ) -> Policies {
+        let mut out = Policies::default();
+        if let Some((args, span)) = cache {
+            match args.ttl {
+                Some(ttl) => {
+                    let envs = args.env.map_or_else(|| vec!["Prod"], |e| e.variants);
+                    out.cache = Some((ttl.value, envs));
+                }
+                None => errors.push(syn::Error::new(
+                    span,
+                    "`#[rpc::cache]` needs `ttl`, the seconds a result is served from the cache: \
+                     `#[rpc::cache(ttl = 60)]`",
+                )),
+            }
+        }
+        if let Some((args, _)) = lock {
+            let param = args.param.and_then(|lit| check_lock_param(&lit.0, params, errors).then(|| lit.value()));
+            out.lock = Some((param, args.ttl.map_or(DEFAULT_LOCK_TTL, |t| t.value)));
+        }
+        for (args, span) in invalidates {
+            if args.methods.is_empty() {
+                errors.push(syn::Error::new(
+                    span,
+                    "`#[rpc::invalidates]` names at least one method: `#[rpc::invalidates(\"Catalog.get\")]`",
+                ));
+            }
+            for lit in args.methods {
+                let name = lit.value();
+                if out.invalidates.iter().any(|(m, _)| *m == name) {
+                    errors.push(syn::Error::new(lit.span(), format!("`{name}` is already invalidated above")));
+                    continue;
+                }
+                out.invalidates.push((name, args.warm_up));
+            }
+        }
+        out
+    }
+
+    /// The descriptor fields `cache`, `lock` and `invalidates`; `k` is the
+    /// `__private` path.
+    pub fn fields(&self, k: &TokenStream) -> TokenStream {
+        let cache = match &self.cache {
+            Some((ttl, envs)) => {
+                let envs = envs.iter().map(|v| format_ident!("{}", v));
+                quote! {
+                    ::core::option::Option::Some(#k::CachePolicy {
+                        ttl_secs: #ttl,
+                        environments: &[#(#k::Environment::#envs),*],
+                    })
+                }
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let lock = match &self.lock {
+            Some((param, ttl)) => {
+                let param = match param {
+                    Some(p) => quote!(::core::option::Option::Some(#p)),
+                    None => quote!(::core::option::Option::None),
+                };
+                quote!(::core::option::Option::Some(#k::LockPolicy { param: #param, ttl_secs: #ttl }))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let relations = self.invalidates.iter().map(|(method, warm_up)| {
+            quote!(#k::Relation { method: #method, warm_up: #warm_up })
+        });
+        quote! {
+            cache: #cache,
+            lock: #lock,
+            invalidates: &[#(#relations),*],
+        }
+    }
+}
+
+/// `param = ".."` names a parameter of the method that comes from the
+/// request (not a `Context`).
+fn check_lock_param(lit: &LitStr, params: &[Param], errors: &mut Errors) -> bool {
+    let name = lit.value();
+    let is_context = |p: &&Param| match &p.ty {
+        syn::Type::Path(t) => t.path.segments.last().is_some_and(|s| s.ident == "Context"),
+        _ => false,
+    };
+    let candidates: Vec<&Param> = params.iter().filter(|p| !is_context(p)).collect();
+    if candidates.iter().any(|p| p.name == name) {
+        return true;
+    }
+    let message = if params.iter().any(|p| p.name == name) {
+        format!("`{name}` is the call's `Context`, not a parameter: the lock is keyed by a parameter's value")
+    } else {
+        let names: Vec<&str> = candidates.iter().map(|p| p.name.as_str()).collect();
+        let list = if names.is_empty() {
+            "the method takes none: leave `param` out for one lock per method".to_owned()
+        } else {
+            format!("its parameters are {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+        };
+        format!("`{name}` is not a parameter of this method ({list}){}", did_you_mean(&name, names.iter().copied()))
+    };
+    errors.push(syn::Error::new(lit.span(), message));
+    false
+}
