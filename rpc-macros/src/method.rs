@@ -292,7 +292,9 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         for (name, span) in policies.into_iter().flatten() {
             errors.push(syn::Error::new(
                 span,
-                format!("`#[rpc::{name}]` on a method hidden with `#[rpc::info(skip)]` has no effect: remove one of them"),
+                format!(
+                    "`#[rpc::{name}]` on a method hidden with `#[rpc::info(skip)]` has no effect: remove one of them"
+                ),
             ));
         }
     }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 
 use mcp::mcp_tool;
 use schemars::JsonSchema;
@@ -46,6 +47,21 @@ pub struct CatalogStats {
     pub average_name_length: f64,
 }
 
+/// A subscription to restock notices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Subscription {
+    /// The subscription's id (a UUID).
+    pub id: String,
+    /// The product.
+    pub product: u64,
+    /// Where notices go.
+    pub email: String,
+    /// How often: `daily` or `weekly`.
+    pub digest: String,
+    /// The last day notices are sent (`YYYY-MM-DD`), if any.
+    pub until: Option<String>,
+}
+
 /// How to order a product listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -63,27 +79,41 @@ pub enum SortOrder {
 pub enum CatalogError {
     /// No product has this id.
     NotFound(u64),
+    /// No subscription has this id.
+    NoSubscription(String),
+    /// The catalog keeps no more subscriptions.
+    TooManySubscriptions,
 }
 
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CatalogError::NotFound(id) => write!(f, "product {id} not found"),
+            CatalogError::NoSubscription(id) => write!(f, "subscription {id} not found"),
+            CatalogError::TooManySubscriptions => {
+                write!(f, "the catalog keeps at most {MAX_SUBSCRIPTIONS} subscriptions")
+            }
         }
     }
 }
+
+/// The most subscriptions the example keeps (it keeps them in memory).
+pub const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 impl std::error::Error for CatalogError {}
 
 impl rpc::ApplicationError for CatalogError {
     fn code(&self) -> i32 {
         match self {
-            CatalogError::NotFound(_) => 404,
+            CatalogError::NotFound(_) | CatalogError::NoSubscription(_) => 404,
+            CatalogError::TooManySubscriptions => 429,
         }
     }
     fn data(&self) -> Option<serde_json::Value> {
         match self {
             CatalogError::NotFound(id) => Some(serde_json::json!({"id": id})),
+            CatalogError::NoSubscription(id) => Some(serde_json::json!({"subscription": id})),
+            CatalogError::TooManySubscriptions => None,
         }
     }
 }
@@ -106,7 +136,9 @@ impl Pinger {
 /// An in-memory product catalog.
 #[derive(Debug)]
 pub struct Catalog {
-    products: Vec<Product>,
+    products: RwLock<Vec<Product>>,
+    subscriptions: Mutex<Vec<Subscription>>,
+    subscribed: AtomicU64,
     reindexed: AtomicU64,
 }
 
@@ -125,12 +157,28 @@ impl Catalog {
     /// A catalog of products `1..=count`, named `n1`, `n2`, ...
     pub fn with_products(count: u64) -> Self {
         let products = (1..=count).map(|id| Product { id, name: format!("n{id}") }).collect();
-        Catalog { products, reindexed: AtomicU64::new(0) }
+        Catalog {
+            products: RwLock::new(products),
+            subscriptions: Mutex::new(Vec::new()),
+            subscribed: AtomicU64::new(0),
+            reindexed: AtomicU64::new(0),
+        }
+    }
+
+    /// The products, for reading (a panicked writer left them consistent:
+    /// every write is a single assignment).
+    fn products(&self) -> std::sync::RwLockReadGuard<'_, Vec<Product>> {
+        self.products.read().unwrap_or_else(|e| e.into_inner())
     }
 
     fn find(&self, query: &str, limit: u32) -> Vec<Product> {
         let query = query.to_lowercase();
-        self.products.iter().filter(|p| p.name.to_lowercase().contains(&query)).take(limit as usize).cloned().collect()
+        self.products()
+            .iter()
+            .filter(|p| p.name.to_lowercase().contains(&query))
+            .take(limit as usize)
+            .cloned()
+            .collect()
     }
 }
 
@@ -144,7 +192,12 @@ impl Catalog {
     /// * `query` - Text the product name must contain (case-insensitive)
     /// * `limit` - Maximum number of products to return
     #[mcp_tool(read_only_hint = true, idempotent_hint = true)]
-    pub async fn search(&self, query: String, #[rpc(default = 10)] limit: u32) -> Vec<Product> {
+    #[rpc::cache(ttl = 30, env(prod, dev))]
+    pub async fn search(
+        &self,
+        #[rpc(length(min = 1, max = 100))] query: String,
+        #[rpc(default = 10, range(min = 1, max = 100))] limit: u32,
+    ) -> Vec<Product> {
         self.find(&query, limit)
     }
 
@@ -155,8 +208,73 @@ impl Catalog {
     /// # Arguments
     /// * `id` - Product id
     #[mcp_tool(title = "Get product", read_only_hint = true)]
-    pub fn get(&self, id: u64) -> Result<Product, CatalogError> {
-        self.products.iter().find(|p| p.id == id).cloned().ok_or(CatalogError::NotFound(id))
+    #[rpc::cache(ttl = 300, env(prod, dev))]
+    pub fn get(&self, #[rpc(range(min = 1))] id: u64) -> Result<Product, CatalogError> {
+        self.products().iter().find(|p| p.id == id).cloned().ok_or(CatalogError::NotFound(id))
+    }
+
+    /// Rename a product.
+    ///
+    /// One rename per product at a time: a concurrent rename of the same
+    /// product fails at once with -32400 ("locked"). The product's cached
+    /// `Catalog.get` result is replaced once the rename is answered.
+    ///
+    /// # Arguments
+    /// * `id` - Product id
+    /// * `name` - The new name
+    #[mcp_tool(title = "Rename product", idempotent_hint = true, destructive_hint = false)]
+    #[rpc::lock(param = "id", ttl = 10)]
+    #[rpc::invalidates("Catalog.get", warm_up)]
+    pub fn rename(
+        &self,
+        #[rpc(range(min = 1))] id: u64,
+        #[rpc(length(max = 80), not_blank)] name: String,
+    ) -> Result<Product, CatalogError> {
+        let mut products = self.products.write().unwrap_or_else(|e| e.into_inner());
+        let product = products.iter_mut().find(|p| p.id == id).ok_or(CatalogError::NotFound(id))?;
+        product.name = name.trim().to_owned();
+        Ok(product.clone())
+    }
+
+    /// Subscribe an email address to restock notices for a product.
+    ///
+    /// # Arguments
+    /// * `id` - Product id
+    /// * `email` - Where notices go
+    /// * `digest` - How often notices are sent: `daily` or `weekly`
+    /// * `until` - The last day notices are sent (`YYYY-MM-DD`); none: until cancelled
+    #[mcp_tool(title = "Subscribe to restock notices", idempotent_hint = false, destructive_hint = false)]
+    pub fn subscribe(
+        &self,
+        #[rpc(range(min = 1))] id: u64,
+        #[rpc(email, length(max = 254))] email: String,
+        #[rpc(default = "weekly", one_of("daily", "weekly"))] digest: String,
+        #[rpc(date)] until: Option<String>,
+    ) -> Result<Subscription, CatalogError> {
+        self.get(id)?;
+        let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS {
+            return Err(CatalogError::TooManySubscriptions);
+        }
+        let number = self.subscribed.fetch_add(1, Ordering::Relaxed) + 1;
+        let subscription =
+            Subscription { id: format!("5b6f0c1e-0000-4000-8000-{number:012x}"), product: id, email, digest, until };
+        subscriptions.push(subscription.clone());
+        Ok(subscription)
+    }
+
+    /// Cancel a subscription to restock notices.
+    ///
+    /// # Arguments
+    /// * `subscription` - The subscription's id, as `Catalog.subscribe` returned it
+    #[mcp_tool(title = "Cancel a subscription", idempotent_hint = true, destructive_hint = true)]
+    pub fn unsubscribe(&self, #[rpc(uuid)] subscription: String) -> Result<Subscription, CatalogError> {
+        let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        let index = subscriptions
+            .iter()
+            .position(|s| s.id.eq_ignore_ascii_case(&subscription))
+            .ok_or(CatalogError::NoSubscription(subscription))?;
+        Ok(subscriptions.remove(index))
     }
 
     /// List products in a given order.
@@ -166,7 +284,7 @@ impl Catalog {
     /// * `page` - Page number, from 1 (20 products per page)
     #[mcp_tool(read_only_hint = true)]
     pub fn list(&self, sort: SortOrder, #[rpc(default = 1)] page: u32) -> Vec<Product> {
-        let mut products = self.products.clone();
+        let mut products = self.products().clone();
         match sort {
             SortOrder::IdAsc => {}
             SortOrder::IdDesc => products.reverse(),
@@ -194,9 +312,10 @@ impl Catalog {
     /// each batch when the client asked for it, and logs a summary.
     #[mcp_tool(read_only_hint = true, idempotent_hint = true)]
     pub async fn stats(&self, ctx: mcp::Context) -> CatalogStats {
-        let total = self.products.len();
+        let snapshot = self.products().clone();
+        let total = snapshot.len();
         let (mut longest, mut characters) = (String::new(), 0usize);
-        for (batch, products) in self.products.chunks(25).enumerate() {
+        for (batch, products) in snapshot.chunks(25).enumerate() {
             for product in products {
                 let length = product.name.chars().count();
                 characters += length;
@@ -216,9 +335,16 @@ impl Catalog {
     /// Rebuild the search index.
     ///
     /// A back-office method: it belongs to the `admin` group only, so it is
-    /// served over JSON-RPC but is not an MCP tool.
+    /// served over JSON-RPC but is not an MCP tool. One rebuild at a time,
+    /// across every instance sharing the lock store: a second call while one
+    /// runs fails at once with -32400. Returns how many rebuilds ran.
+    ///
+    /// # Arguments
+    /// * `pause_ms` - How long the rebuild takes, in milliseconds (a stand-in for real work)
     #[rpc::info(groups(Admin))]
-    pub fn reindex(&self) -> u64 {
+    #[rpc::lock(ttl = 5)]
+    pub async fn reindex(&self, #[rpc(default = 0, range(min = 0, max = 4000))] pause_ms: u64) -> u64 {
+        tokio::time::sleep(std::time::Duration::from_millis(pause_ms)).await;
         self.reindexed.fetch_add(1, Ordering::Relaxed) + 1
     }
 }
@@ -248,8 +374,8 @@ impl CatalogV2 {
     #[mcp_tool(read_only_hint = true, idempotent_hint = true)]
     pub fn search(
         &self,
-        query: String,
-        #[rpc(default = 10)] limit: u32,
+        #[rpc(length(min = 1, max = 100))] query: String,
+        #[rpc(default = 10, range(min = 1, max = 100))] limit: u32,
         #[rpc(default = 0)] offset: u32,
     ) -> Vec<Product> {
         let mut found = self.catalog.find(&query, limit.saturating_add(offset));
@@ -260,6 +386,6 @@ impl CatalogV2 {
     /// Number of products in the catalog.
     #[mcp_tool(read_only_hint = true)]
     pub fn count(&self) -> usize {
-        self.catalog.products.len()
+        self.catalog.products().len()
     }
 }
