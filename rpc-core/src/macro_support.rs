@@ -34,8 +34,8 @@ pub use crate::descriptor::{
 };
 pub use crate::error::Environment;
 use crate::error::RpcError;
-pub use crate::rules::{Format, Rule};
 pub use crate::group::{ApiGroup, GroupRef, is_valid_tool_name};
+pub use crate::rules::{Format, Rule};
 
 /// The service behind an instance, borrowed (sync methods).
 pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {

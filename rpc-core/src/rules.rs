@@ -175,11 +175,7 @@ fn tighten(schema: &mut Map<String, Value>, key: &str, value: Option<u64>, pick:
 /// A bound as JSON: integral values as integers.
 fn number(value: f64) -> Value {
     const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-    if value.fract() == 0.0 && value.abs() <= EXACT {
-        Value::from(value as i64)
-    } else {
-        Value::from(value)
-    }
+    if value.fract() == 0.0 && value.abs() <= EXACT { Value::from(value as i64) } else { Value::from(value) }
 }
 
 /// Adds `pattern`; a schema that has one already keeps both, each in its

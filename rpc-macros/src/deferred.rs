@@ -73,7 +73,9 @@ impl Parse for MarkerArgs {
             let name = kind.to_string();
             match raw.slot(&name) {
                 Some(slot) => slot.push((kind.span(), tokens)),
-                None => return Err(syn::Error::new(kind.span(), "expected `info(...)`, `tool(...)`, `cache(...)`, ...")),
+                None => {
+                    return Err(syn::Error::new(kind.span(), "expected `info(...)`, `tool(...)`, `cache(...)`, ..."));
+                }
             }
         }
         Ok(MarkerArgs {

@@ -285,9 +285,10 @@ impl Policies {
             }
             None => quote!(::core::option::Option::None),
         };
-        let relations = self.invalidates.iter().map(|(method, warm_up)| {
-            quote!(#k::Relation { method: #method, warm_up: #warm_up })
-        });
+        let relations = self
+            .invalidates
+            .iter()
+            .map(|(method, warm_up)| quote!(#k::Relation { method: #method, warm_up: #warm_up }));
         quote! {
             cache: #cache,
             lock: #lock,

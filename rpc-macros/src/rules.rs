@@ -97,10 +97,10 @@ fn bounds(meta: &Meta, rule: &str, example: &str) -> darling::Result<(Bounds, Sp
     }
     errors.finish()?;
     match (out.min, out.max) {
-        (None, None) => Err(darling::Error::custom(format!(
-            "`{rule}` needs at least one bound: `{rule}({example})`"
-        ))
-        .with_span(&span)),
+        (None, None) => {
+            Err(darling::Error::custom(format!("`{rule}` needs at least one bound: `{rule}({example})`"))
+                .with_span(&span))
+        }
         (Some(min), Some(max)) if min.value > max.value => Err(darling::Error::custom(format!(
             "`{rule}` has `min` ({}) greater than `max` ({}): no value can satisfy it",
             min.value, max.value
@@ -123,10 +123,10 @@ impl FromMeta for LengthArg {
         let (b, span) = bounds(meta, "length", "min = 3, max = 100")?;
         let count = |n: Option<Number>| -> darling::Result<Option<u64>> {
             match n {
-                Some(n) if !n.integral || n.value < 0.0 || n.value > u64::MAX as f64 => Err(darling::Error::custom(
-                    "a `length` bound is a whole number from 0 (characters or items)",
-                )
-                .with_span(&n.span)),
+                Some(n) if !n.integral || n.value < 0.0 || n.value > u64::MAX as f64 => {
+                    Err(darling::Error::custom("a `length` bound is a whole number from 0 (characters or items)")
+                        .with_span(&n.span))
+                }
                 Some(n) => Ok(Some(n.value as u64)),
                 None => Ok(None),
             }
@@ -231,7 +231,9 @@ fn json_string(s: &str) -> String {
 fn choice_json(lit: &Lit) -> darling::Result<String> {
     Ok(match lit {
         Lit::Str(s) => json_string(&s.value()),
-        Lit::Int(i) => i.base10_parse::<i128>().map_err(|e| darling::Error::custom(e.to_string()).with_span(i))?.to_string(),
+        Lit::Int(i) => {
+            i.base10_parse::<i128>().map_err(|e| darling::Error::custom(e.to_string()).with_span(i))?.to_string()
+        }
         Lit::Float(f) => match f.base10_parse::<f64>() {
             Ok(v) if v.is_finite() => format!("{v}"),
             _ => return Err(darling::Error::custom("`one_of` values must be finite numbers").with_span(f)),
@@ -247,8 +249,9 @@ impl FromMeta for OneOfArg {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
         let span = meta.path().span();
         let Meta::List(list) = meta else {
-            return Err(darling::Error::custom("`one_of` lists the allowed values: `one_of(\"a\", \"b\")`")
-                .with_span(&span));
+            return Err(
+                darling::Error::custom("`one_of` lists the allowed values: `one_of(\"a\", \"b\")`").with_span(&span)
+            );
         };
         let mut errors = darling::Error::accumulator();
         let mut first: Option<ChoiceKind> = None;
@@ -286,8 +289,9 @@ impl FromMeta for OneOfArg {
         }
         errors.finish()?;
         let Some(kind) = first.filter(|_| !values.is_empty()) else {
-            return Err(darling::Error::custom("`one_of` needs at least one value: `one_of(\"a\", \"b\")`")
-                .with_span(&span));
+            return Err(
+                darling::Error::custom("`one_of` needs at least one value: `one_of(\"a\", \"b\")`").with_span(&span)
+            );
         };
         Ok(OneOfArg { json: format!("[{}]", values.join(",")), kind, span })
     }
