@@ -170,7 +170,10 @@ pub fn parse_attrs(raw: RawAttrs, errors: &mut Errors) -> MethodAttrs {
             errors.push(syn::Error::new(span, "duplicate `#[rpc::cache]` attribute: a method has one cache policy"));
             continue;
         }
-        out.cache = Some((parse_args(tokens, errors), span));
+        // Arguments that did not parse are reported already: nothing more to check.
+        if let Some(args) = try_parse_args(tokens, errors) {
+            out.cache = Some((args, span));
+        }
     }
     for (i, (span, tokens)) in raw.lock.into_iter().enumerate() {
         if i > 0 {
@@ -180,17 +183,24 @@ pub fn parse_attrs(raw: RawAttrs, errors: &mut Errors) -> MethodAttrs {
         out.lock = Some((parse_args(tokens, errors), span));
     }
     for (span, tokens) in raw.invalidates {
-        out.invalidates.push((parse_args(tokens, errors), span));
+        if let Some(args) = try_parse_args(tokens, errors) {
+            out.invalidates.push((args, span));
+        }
     }
     out
 }
 
 fn parse_args<T: FromMeta + Default>(tokens: TokenStream, errors: &mut Errors) -> T {
+    try_parse_args(tokens, errors).unwrap_or_default()
+}
+
+/// The arguments, or `None` when they did not parse (the errors are in `errors`).
+fn try_parse_args<T: FromMeta>(tokens: TokenStream, errors: &mut Errors) -> Option<T> {
     match NestedMeta::parse_meta_list(tokens).map_err(darling::Error::from).and_then(|list| T::from_list(&list)) {
-        Ok(args) => args,
+        Ok(args) => Some(args),
         Err(e) => {
             errors.push_darling(e);
-            T::default()
+            None
         }
     }
 }

@@ -1,0 +1,48 @@
+// `#[rpc::cache]`, `#[rpc::lock]` and `#[rpc::invalidates]` arguments.
+pub struct Svc;
+
+#[rpc::service]
+impl Svc {
+    /// No ttl.
+    #[rpc::cache]
+    pub fn a(&self) {}
+
+    /// Zero ttl.
+    #[rpc::cache(ttl = 0)]
+    pub fn b(&self) {}
+
+    /// Unknown environment.
+    #[rpc::cache(ttl = 60, env(prod, staging, tset))]
+    pub fn c(&self) {}
+
+    /// A ttl with units.
+    #[rpc::cache(ttl = "5m")]
+    pub fn d(&self) {}
+
+    /// Twice.
+    #[rpc::cache(ttl = 60)]
+    #[rpc::cache(ttl = 120)]
+    pub fn e(&self) {}
+
+    /// No such parameter.
+    #[rpc::lock(param = "idd")]
+    pub fn f(&self, id: u64, ctx: rpc::Context) {
+        let _ = (id, ctx);
+    }
+
+    /// The context is not a parameter.
+    #[rpc::lock(param = "ctx")]
+    pub fn g(&self, id: u64, ctx: rpc::Context) {
+        let _ = (id, ctx);
+    }
+
+    /// Bad names.
+    #[rpc::invalidates("", "Svc.a", "Svc.a", warmup)]
+    pub fn h(&self) {}
+
+    /// Unknown cache key.
+    #[rpc::cache(tll = 60)]
+    pub fn i(&self) {}
+}
+
+fn main() {}

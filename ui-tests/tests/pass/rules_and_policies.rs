@@ -1,0 +1,89 @@
+// Every validation rule and the cache / lock / invalidates attributes,
+// on the types they apply to; a method with a foreign attribute macro
+// (`#[tool]` under another name) takes the deferred path.
+use std::borrow::Cow;
+
+use mcp::mcp_tool as tool;
+
+pub struct Books;
+
+#[rpc::service(alias = "Books")]
+impl Books {
+    /// Finds books.
+    #[rpc::cache(ttl = 300, env(prod, dev, test))]
+    pub fn search(
+        &self,
+        #[rpc(length(min = 3, max = 100), not_blank, pattern = "^[a-z ]+$")] query: String,
+        #[rpc(range(min = 1, max = 100), default = 10)] limit: u32,
+        #[rpc(range(min = -1.5, max = 2.5))] boost: Option<f64>,
+        #[rpc(one_of("asc", "desc"))] order: Option<String>,
+        #[rpc(one_of(1, 2, 3))] page_size: u8,
+        #[rpc(length(max = 5))] tags: Vec<String>,
+        #[rpc(length(min = 1))] authors: Option<Vec<String>>,
+    ) -> usize {
+        let _ = (query, limit, boost, order, page_size, tags, authors);
+        0
+    }
+
+    /// Gets one book.
+    #[rpc::cache(ttl = 60)]
+    pub fn get(
+        &self,
+        #[rpc(uuid)] id: String,
+        #[rpc(email)] contact: Option<String>,
+        #[rpc(date)] on: Option<String>,
+        #[rpc(date_time)] at: Option<String>,
+        #[rpc(uri)] link: Option<String>,
+    ) -> String {
+        let _ = (contact, on, at, link);
+        id
+    }
+
+    /// Updates a book.
+    #[rpc::lock(param = "id", ttl = 10)]
+    #[rpc::invalidates("Books.get", warm_up)]
+    #[rpc::invalidates("Books.search")]
+    pub fn update(&self, id: String, ctx: rpc::Context) {
+        let _ = (id, ctx);
+    }
+
+    /// Rebuilds the index.
+    #[rpc::lock]
+    #[tool(destructive_hint)]
+    #[rpc::invalidates("Books.search")]
+    pub fn reindex(&self, #[rpc(not_blank)] reason: Cow<'static, str>) {
+        let _ = reason;
+    }
+}
+
+fn main() {
+    use rpc::descriptor::{CachePolicy, Format, LockPolicy, Relation, Rule};
+    let registry = rpc::Registry::builder().service(Books).build().expect("registry builds");
+    let search = registry.method(1, "Books.search", None).expect("search").descriptor();
+    assert_eq!(
+        search.cache,
+        Some(CachePolicy {
+            ttl_secs: 300,
+            environments: &[rpc::Environment::Prod, rpc::Environment::Dev, rpc::Environment::Test]
+        })
+    );
+    assert_eq!(
+        search.params[0].rules,
+        &[Rule::Length { min: Some(3), max: Some(100) }, Rule::Pattern("^[a-z ]+$"), Rule::NotBlank]
+    );
+    assert_eq!(search.params[2].rules, &[Rule::Range { min: Some(-1.5), max: Some(2.5) }]);
+    assert_eq!(search.params[3].rules, &[Rule::OneOf(r#"["asc","desc"]"#)]);
+    let get = registry.method(1, "Books.get", None).expect("get").descriptor();
+    assert_eq!(get.cache, Some(CachePolicy { ttl_secs: 60, environments: &[rpc::Environment::Prod] }));
+    assert_eq!(get.params[3].rules, &[Rule::Format(Format::DateTime)]);
+    let update = registry.method(1, "Books.update", None).expect("update").descriptor();
+    assert_eq!(update.lock, Some(LockPolicy { param: Some("id"), ttl_secs: 10 }));
+    assert_eq!(
+        update.invalidates,
+        &[Relation { method: "Books.get", warm_up: true }, Relation { method: "Books.search", warm_up: false }]
+    );
+    let reindex = registry.method(1, "Books.reindex", None).expect("reindex").descriptor();
+    assert_eq!(reindex.lock, Some(LockPolicy { param: None, ttl_secs: 30 }));
+    assert_eq!(reindex.invalidates, &[Relation { method: "Books.search", warm_up: false }]);
+    assert_eq!(reindex.tool.destructive_hint, Some(true));
+}
