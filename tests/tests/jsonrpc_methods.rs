@@ -55,8 +55,8 @@ async fn search_honours_limit_and_ignores_case() {
     let catalog = catalog().await;
     let found = catalog.result(1, "Catalog.search", json!({"query": "N1", "limit": 4})).await;
     assert_eq!(ids(&found), [1, 10, 11, 12]);
-    let none = catalog.result(1, "Catalog.search", json!({"query": "n", "limit": 0})).await;
-    assert_eq!(none, json!([]));
+    let refused = catalog.error(1, "Catalog.search", json!({"query": "n", "limit": 0}), -32602).await;
+    assert_eq!(refused["data"]["extra"]["limit"], json!(["0 is less than the minimum of 1"]), "{refused}");
     let unknown = catalog.result(1, "Catalog.search", json!({"query": "zzz"})).await;
     assert_eq!(unknown, json!([]));
 }

@@ -87,8 +87,11 @@ async fn methods_are_sorted_by_name() {
             "Catalog.get",
             "Catalog.list",
             "Catalog.reindex",
+            "Catalog.rename",
             "Catalog.search",
             "Catalog.stats",
+            "Catalog.subscribe",
+            "Catalog.unsubscribe",
             "ping"
         ],
         "every v1 method, sorted"

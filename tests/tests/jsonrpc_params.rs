@@ -122,6 +122,7 @@ async fn invalid_params_are_reported_in_production_too() {
 async fn the_method_does_not_run_on_invalid_params() {
     let catalog = catalog().await;
     catalog.error(1, "Catalog.reindex", json!({"force": true}), -32602).await;
-    catalog.error(1, "Catalog.reindex", json!([1]), -32602).await;
+    catalog.error(1, "Catalog.reindex", json!([1, 2]), -32602).await;
+    catalog.error(1, "Catalog.reindex", json!({"pause_ms": 99999}), -32602).await;
     assert_eq!(catalog.result(1, "Catalog.reindex", Value::Null).await, json!(1), "no earlier call ran");
 }

@@ -177,7 +177,9 @@ fn output_schemas_reject_wrong_results() {
 async fn every_live_result_matches_its_output_schema() {
     let catalog = CatalogServer::start(Environment::Dev).await;
     let mut covered = BTreeSet::new();
-    let calls: [(u32, &str, Value); 16] = [
+    let first = "5b6f0c1e-0000-4000-8000-000000000001";
+    let second = "5b6f0c1e-0000-4000-8000-000000000002";
+    let calls: [(u32, &str, Value); 22] = [
         (1, "ping", Value::Null),
         (1, "ping", json!({"who": "me"})),
         (1, "Catalog.get", json!({"id": 1})),
@@ -194,6 +196,12 @@ async fn every_live_result_matches_its_output_schema() {
         (2, "Catalog.count", Value::Null),
         (2, "Catalog.categories", Value::Null),
         (2, "Catalog.reindex", Value::Null),
+        (1, "Catalog.rename", json!({"id": 3, "name": "three"})),
+        (2, "Catalog.rename", json!({"id": 4, "name": "four"})),
+        (1, "Catalog.subscribe", json!({"id": 3, "email": "a@example.com", "until": "2027-01-31"})),
+        (2, "Catalog.subscribe", json!({"id": 4, "email": "b@example.com", "digest": "daily"})),
+        (1, "Catalog.unsubscribe", json!({"subscription": first})),
+        (2, "Catalog.unsubscribe", json!({"subscription": second})),
     ];
     for (version, method, params) in calls {
         let result = call_result(&catalog.url(version), method, params).await;

@@ -72,7 +72,17 @@ async fn lists_every_tool_across_pages() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["Catalog.categories", "Catalog.get", "Catalog.list", "Catalog.search", "Catalog.stats", "ping"],
+        [
+            "Catalog.categories",
+            "Catalog.get",
+            "Catalog.list",
+            "Catalog.rename",
+            "Catalog.search",
+            "Catalog.stats",
+            "Catalog.subscribe",
+            "Catalog.unsubscribe",
+            "ping"
+        ],
         "deterministic order, admin-only Catalog.reindex excluded"
     );
     let search = tool(&tools, "Catalog.search");
@@ -98,7 +108,17 @@ async fn version_two_has_its_own_tools() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["Catalog.categories", "Catalog.count", "Catalog.get", "Catalog.search", "Catalog.stats", "ping"]
+        [
+            "Catalog.categories",
+            "Catalog.count",
+            "Catalog.get",
+            "Catalog.rename",
+            "Catalog.search",
+            "Catalog.stats",
+            "Catalog.subscribe",
+            "Catalog.unsubscribe",
+            "ping"
+        ]
     );
     let search = tool(&tools, "Catalog.search");
     assert!(search.input_schema.get("properties").and_then(|p| p.get("offset")).is_some(), "v2 search has offset");

@@ -51,7 +51,7 @@ fn integer_ranges_survive_as_bounds() {
         get.schemas().input["properties"]["id"],
         json!({
             "type": "integer",
-            "minimum": 0,
+            "minimum": 1,
             "maximum": u64::MAX,
             "description": "Product id"
         })

@@ -15,7 +15,17 @@ async fn one_service_among_many_linked() {
     let names: Vec<&str> = registry.version(1).expect("version 1").iter().map(|m| m.name()).collect();
     assert_eq!(
         names,
-        ["Catalog.categories", "Catalog.get", "Catalog.list", "Catalog.reindex", "Catalog.search", "Catalog.stats"]
+        [
+            "Catalog.categories",
+            "Catalog.get",
+            "Catalog.list",
+            "Catalog.reindex",
+            "Catalog.rename",
+            "Catalog.search",
+            "Catalog.stats",
+            "Catalog.subscribe",
+            "Catalog.unsubscribe"
+        ]
     );
     assert_eq!(registry.versions().collect::<Vec<_>>(), [1], "CatalogV2 was not registered");
 

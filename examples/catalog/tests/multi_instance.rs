@@ -107,6 +107,25 @@ async fn eventually<F: AsyncFn() -> bool>(patience: Duration, what: &str, check:
     }
 }
 
+/// Whether the reindex lock is held, read from Redis (probing with a call
+/// would take the lock when it is free).
+async fn reindex_locked(redis: &Redis) -> bool {
+    let client = ::redis::Client::open(redis.url.as_str()).expect("redis URL");
+    let mut connection = client.get_multiplexed_async_connection().await.expect("redis connection");
+    let key = format!("{}rpc:lock:Catalog.reindex", redis.prefix);
+    ::redis::cmd("EXISTS").arg(key).query_async::<bool>(&mut connection).await.expect("EXISTS")
+}
+
+/// How many `Catalog.get` results are cached in Redis (waiting on this,
+/// rather than probing with a call, keeps the test's own calls from
+/// caching a value first).
+async fn cached_gets(redis: &Redis) -> usize {
+    let client = ::redis::Client::open(redis.url.as_str()).expect("redis URL");
+    let mut connection = client.get_multiplexed_async_connection().await.expect("redis connection");
+    let pattern = format!("{}rpc:cache:Catalog.get:v1:*", redis.prefix);
+    ::redis::cmd("KEYS").arg(pattern).query_async::<Vec<String>>(&mut connection).await.expect("KEYS").len()
+}
+
 fn name(response: &Value) -> Value {
     response["result"]["name"].clone()
 }
@@ -127,10 +146,8 @@ async fn two_instances_share_sessions_cache_and_locks() {
     // B, whose own data still says `n5`, serves A's cached `alpha`.
     let renamed = a.rpc("Catalog.rename", json!({"id": 5, "name": "alpha"})).await;
     assert_eq!(name(&renamed), "alpha", "{renamed}");
-    eventually(Duration::from_secs(5), "B serves the result A cached", async || {
-        name(&b.rpc("Catalog.get", json!({"id": 5})).await) == "alpha"
-    })
-    .await;
+    eventually(Duration::from_secs(5), "A warms the entry up", async || cached_gets(&redis).await == 1).await;
+    assert_eq!(name(&b.rpc("Catalog.get", json!({"id": 5})).await), "alpha", "B serves the result A cached");
     // Over MCP too, through the session A opened.
     let (status, body) = b.tool(&session, "Catalog.get", json!({"id": 5})).await;
     assert_eq!(status, 200);
@@ -149,10 +166,7 @@ async fn two_instances_share_sessions_cache_and_locks() {
             response.json::<Value>().await.expect("JSON")
         })
     };
-    eventually(Duration::from_secs(5), "B finds the method locked", async || {
-        b.rpc("Catalog.reindex", json!({})).await["error"]["code"] == -32400
-    })
-    .await;
+    eventually(Duration::from_secs(5), "A takes the lock", async || reindex_locked(&redis).await).await;
     let locked = b.rpc("Catalog.reindex", json!({})).await;
     assert_eq!(locked["error"]["message"], "Method 'Catalog.reindex' is locked", "{locked}");
     assert!(slow.await.expect("A's call")["result"].is_number(), "A's call completed");
@@ -166,10 +180,8 @@ async fn a_killed_instance_loses_nothing_but_its_call() {
     let b = Instance::start(&redis);
     let session = a.open_session().await;
     assert_eq!(name(&a.rpc("Catalog.rename", json!({"id": 9, "name": "kept"})).await), "kept");
-    eventually(Duration::from_secs(5), "the warmed result is in Redis", async || {
-        name(&b.rpc("Catalog.get", json!({"id": 9})).await) == "kept"
-    })
-    .await;
+    eventually(Duration::from_secs(5), "the warmed result is in Redis", async || cached_gets(&redis).await == 1).await;
+    assert_eq!(name(&b.rpc("Catalog.get", json!({"id": 9})).await), "kept");
 
     // A takes the reindex lock (TTL 5 s) for a long call, and dies in it.
     let base = a.base.clone();
@@ -177,10 +189,7 @@ async fn a_killed_instance_loses_nothing_but_its_call() {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.reindex", "params": {"pause_ms": 4000}});
         reqwest::Client::new().post(format!("{base}/rpc")).json(&body).send().await
     });
-    eventually(Duration::from_secs(5), "A holds the lock", async || {
-        b.rpc("Catalog.reindex", json!({})).await["error"]["code"] == -32400
-    })
-    .await;
+    eventually(Duration::from_secs(5), "A holds the lock", async || reindex_locked(&redis).await).await;
     let killed_at = Instant::now();
     a.child.kill().expect("kill A");
     let _ = a.child.wait();

@@ -11,7 +11,7 @@
 //!
 //! fn main() -> std::process::ExitCode {
 //!     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:8080");
-//!     rpc::server::cli::main::<NoOptions, _>(program, |cli, security| app(cli.env, security))
+//!     rpc::server::cli::main::<NoOptions, _>(program, async |cli, security| app(cli.env, security))
 //! }
 //! ```
 
