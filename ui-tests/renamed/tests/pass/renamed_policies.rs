@@ -8,13 +8,13 @@ pub struct Svc;
 impl Svc {
     /// Gets.
     #[my_rpc::cache(ttl = 5, env(dev))]
-    #[my_rpc::invalidates("Svc.put")]
     pub fn get(&self, #[my_rpc(length(min = 1), not_blank)] key: String) -> String {
         key
     }
 
     /// Puts.
     #[exclusive(param = "key")]
+    #[my_rpc::invalidates("Svc.get")]
     pub fn put(&self, #[my_rpc(range(max = 10))] key: u8) -> u8 {
         key
     }
@@ -28,4 +28,5 @@ fn main() {
     let put = registry.method(1, "Svc.put", None).expect("put").descriptor();
     assert_eq!(put.lock.and_then(|l| l.param), Some("key"));
     assert_eq!(put.params[0].rules.len(), 1);
+    assert_eq!(put.invalidates.iter().map(|r| r.method).collect::<Vec<_>>(), ["Svc.get"]);
 }
