@@ -32,7 +32,7 @@ impl Executor {
                 .filter(|(name, _)| declared.iter().any(|p| p.is_param && p.name == name.as_str()))
                 .map(|(name, value)| (name.clone(), value.clone()))
                 .collect();
-            let key = keys::cache_key(related.name(), info.version, &params, info.identity.as_deref());
+            let key = keys::method_cache_key(&related, info.version, &params, info.identity.as_deref());
             if let Err(e) = self.stores.cache.remove(&key).await {
                 tracing::warn!(method = related.name(), error = %e, "could not invalidate a cached result");
                 continue;

@@ -54,6 +54,29 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The cache key of a call of `method`: its parameters with the declared
+/// defaults filled in (`{"item": 1}` and `{"item": 1, "currency": "EUR"}`
+/// are one call when `currency` defaults to `"EUR"`), see [`cache_key`].
+pub(crate) fn method_cache_key(
+    method: &crate::registry::Method,
+    version: u32,
+    params: &Map<String, Value>,
+    identity: Option<&Identity>,
+) -> String {
+    let declared = method.descriptor().params;
+    let missing = |p: &&crate::descriptor::ParamDescriptor| p.is_param && !params.contains_key(p.name);
+    if !declared.iter().filter(missing).any(|p| p.default.is_some()) {
+        return cache_key(method.name(), version, params, identity);
+    }
+    let mut full = params.clone();
+    for param in declared.iter().filter(missing) {
+        if let Some(default) = param.default {
+            full.insert(param.name.to_owned(), default());
+        }
+    }
+    cache_key(method.name(), version, &full, identity)
+}
+
 /// The cache key of a call: `rpc:cache:<method>:v<version>:<sha-256>` of
 /// the canonical parameters (so their order does not matter) and the
 /// caller's subject (an identified caller never gets another's results).

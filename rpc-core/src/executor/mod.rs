@@ -330,7 +330,7 @@ impl Executor {
         let cache_key = descriptor
             .cache
             .filter(|policy| policy.applies_in(self.env))
-            .map(|policy| (keys::cache_key(method.name(), call.version, &params, context.identity()), policy));
+            .map(|policy| (keys::method_cache_key(&method, call.version, &params, context.identity()), policy));
         if let Some((key, _)) = &cache_key
             && !call.ignore_cache
             && let Some(hit) = self.cached(key).await
