@@ -18,8 +18,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod fixtures {
-    use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     rpc::api_group!(pub struct Tools => "tools", mcp = true);
 
@@ -227,9 +227,7 @@ async fn several_tool_calls_in_one_mcp_batch_each_get_after_response() {
     let s = setup(Environment::Test).await;
     let mut client = RawMcp::new(s.server.url("/mcp/v1"));
     client.initialize("2025-03-26").await;
-    let call = |id: u32, item: u32| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "Prices.price", "arguments": {"item": item}}})
-    };
+    let call = |id: u32, item: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "Prices.price", "arguments": {"item": item}}});
     let batch = json!([call(1, 10), call(2, 11), call(3, 10), {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
         "params": {"name": "Prices.fail", "arguments": {}}}]);
     let reply = client.post(&batch).await;
@@ -240,7 +238,11 @@ async fn several_tool_calls_in_one_mcp_batch_each_get_after_response() {
     tokio::time::sleep(Duration::from_millis(30)).await;
     let sent = s.events.sent.lock().unwrap().clone();
     let executed = s.events.executed.lock().unwrap().iter().filter(|m| *m == "Prices.price").count();
-    assert_eq!(sent.len(), executed, "one after_response per executed call with a result, none for the error: {sent:?}");
+    assert_eq!(
+        sent.len(),
+        executed,
+        "one after_response per executed call with a result, none for the error: {sent:?}"
+    );
     assert!(sent.iter().all(|m| m == "Prices.price"), "{sent:?}");
 }
 
@@ -277,7 +279,9 @@ fn relations_are_checked_at_startup() {
     let error = Registry::builder().service(bad::Broken).build().expect_err("refused");
     let problems = error.problems().join("\n");
     assert!(
-        problems.contains("`Broken.put`") && problems.contains("invalidates `Broken.gett`, which is not a method of version 1 (did you mean `Broken.get`?)"),
+        problems.contains("`Broken.put`")
+            && problems
+                .contains("invalidates `Broken.gett`, which is not a method of version 1 (did you mean `Broken.get`?)"),
         "{problems}"
     );
     assert!(problems.contains("invalidates `Broken.put`, which has no `#[rpc::cache]`"), "{problems}");
