@@ -280,5 +280,39 @@ fn rpc() -> Vec<Seed> {
         seed("no_headers", h.with("POST", "/rpc", 0, &[], &call("ping", "[]")), &[403]),
         seed("large_body", Encoder::new(None).generated(0, STANDARD, 6, &[65]).finish(), &[413]),
         seed("deep_batch", Encoder::new(None).generated(0, STANDARD, 4, &[0x10, 0x27, 8]).finish(), &[200]),
+        // The execution pipeline: `$rpc` options, locks, cache relations, rules.
+        seed(
+            "rpc_options",
+            post("/rpc", &call("Catalog.get", r#"{"id":7,"$rpc":{"timeout":2.5,"ignoreCache":true,"rayId":"r"}}"#)),
+            &[200],
+        ),
+        seed(
+            "rpc_callback_refused",
+            post("/rpc", &call("ping", r#"{"$rpc":{"callback":"http://127.0.0.1:1/x"}}"#)),
+            &[200],
+        ),
+        seed("rpc_options_bad", post("/rpc", &call("ping", r#"{"$rpc":{"timeout":-1,"nope":[{}]}}"#)), &[200]),
+        seed(
+            "rename_locked_batch",
+            post(
+                "/rpc",
+                r#"[{"jsonrpc":"2.0","id":1,"method":"Catalog.rename","params":{"id":3,"name":"x"}},{"jsonrpc":"2.0","id":2,"method":"Catalog.rename","params":{"id":3,"name":"y"}},{"jsonrpc":"2.0","id":3,"method":"Catalog.get","params":{"id":3}}]"#,
+            ),
+            &[200],
+        ),
+        seed("reindex_paused", post("/rpc", &call("Catalog.reindex", r#"{"pause_ms":4000}"#)), &[200]),
+        seed(
+            "subscribe_rules",
+            post(
+                "/rpc",
+                &call("Catalog.subscribe", r#"{"id":1,"email":"a@b.example","digest":"daily","until":"2027-02-30"}"#),
+            ),
+            &[200],
+        ),
+        seed(
+            "unsubscribe_uuid",
+            post("/rpc", &call("Catalog.unsubscribe", r#"["5b6f0c1e-0000-4000-8000-000000000001"]"#)),
+            &[200],
+        ),
     ]
 }
