@@ -130,7 +130,7 @@ pub(crate) struct Listeners(Arc<[Arc<dyn Listener>]>);
 /// Runs one listener step: its synchronous part and its future, each with
 /// panics contained; `None` when it panicked (already logged).
 async fn guarded<'a, T: Unpin + 'a>(event: &'static str, step: impl FnOnce() -> MaybeReady<'a, T>) -> Option<T> {
-    let answer = match std::panic::catch_unwind(AssertUnwindSafe(step)) {
+    match std::panic::catch_unwind(AssertUnwindSafe(step)) {
         Ok(MaybeReady::Ready(value)) => value,
         Ok(MaybeReady::Pending(future)) => match AssertUnwindSafe(future).catch_unwind().await {
             Ok(value) => Some(value),
@@ -143,8 +143,7 @@ async fn guarded<'a, T: Unpin + 'a>(event: &'static str, step: impl FnOnce() -> 
             log_panic(event, panic.as_ref());
             None
         }
-    };
-    answer
+    }
 }
 
 fn log_panic(event: &str, panic: &(dyn std::any::Any + Send)) {

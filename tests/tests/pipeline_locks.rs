@@ -47,6 +47,7 @@ mod fixtures {
         /// One transfer per account at a time.
         #[rpc::lock(param = "account", ttl = 30)]
         pub async fn transfer(&self, account: String, ms: u64) -> u32 {
+            let _ = account;
             self.work(ms).await
         }
 

@@ -26,6 +26,7 @@ mod fixtures {
         ///
         /// # Arguments
         /// * `name` - Login name
+        #[allow(clippy::too_many_arguments)]
         pub fn register(
             &self,
             #[rpc(length(min = 3, max = 12), pattern = "^[a-z]+$")] name: String,

@@ -606,7 +606,7 @@ fn bounded_json(params: &Map<String, Value>, max: usize) -> String {
     let complete = serde_json::to_writer(&mut cut, params).is_ok();
     let mut text = String::from_utf8_lossy(&cut.out).into_owned();
     if !complete {
-        text.push_str("…");
+        text.push('…');
     }
     text
 }
