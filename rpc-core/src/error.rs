@@ -189,9 +189,29 @@ impl RpcError {
         RpcError::protocol(code::INVALID_PARAMS, message, "rpc::InvalidParams")
     }
 
-    /// `-32602` listing each offending parameter and why (`data.extra`).
+    /// `-32602` listing each offending parameter and why (`data.extra`); the
+    /// message says it too, in short (`Invalid params for M: email: ...; digest: ...`,
+    /// cut to [`MAX_PROTOCOL_MESSAGE`]), for clients that show only the
+    /// message (an AI agent's tool-call error).
     pub fn invalid_param_list(method: &str, violations: Map<String, Value>) -> Self {
-        RpcError::invalid_params(format!("Invalid params for {method}")).with_data(Value::Object(violations))
+        let mut message = format!("Invalid params for {method}");
+        for (i, (name, reasons)) in violations.iter().enumerate() {
+            if message.len() >= MAX_PROTOCOL_MESSAGE {
+                break;
+            }
+            message.push_str(if i == 0 { ": " } else { "; " });
+            if !name.is_empty() {
+                message.push_str(name);
+                message.push_str(": ");
+            }
+            let first = match reasons {
+                Value::Array(list) => list.first().and_then(Value::as_str).unwrap_or(""),
+                Value::String(text) => text,
+                _ => "",
+            };
+            message.push_str(first);
+        }
+        RpcError::invalid_params(message).with_data(Value::Object(violations))
     }
 
     /// `-32400` "Method 'X' is locked": another call holds the method's lock.

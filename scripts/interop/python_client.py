@@ -190,6 +190,34 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
         checker.check(result.structured_content == {"result": "pong x"},
                       "tool ping structuredContent == {\"result\": \"pong x\"}", result.structured_content)
 
+        # The execution pipeline, as an agent meets it: validation rules, a
+        # rename that refreshes the cached Catalog.get, `$rpc` refused.
+        async def refused(name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+            try:
+                outcome = await client.call_tool(name, arguments)
+            except Exception as error:  # a protocol error (-32602) is a refusal too
+                return True, str(error)
+            return outcome.is_error is True, " ".join(texts(outcome))
+
+        ok, why = await refused("Catalog.subscribe", {"id": 7, "email": "nope", "digest": "hourly"})
+        checker.check(ok and "email" in why and "hourly" in why,
+                      "Catalog.subscribe refuses a bad email and digest, naming both", why)
+        result = await client.call_tool("Catalog.subscribe", {"id": 7, "email": "agent@example.com", "until": "2027-01-31"})
+        checker.check(result.is_error is False and (result.structured_content or {}).get("result", {}).get("digest") == "weekly",
+                      "Catalog.subscribe with valid arguments (digest defaults to weekly)", result.structured_content)
+        result = await client.call_tool("Catalog.rename", {"id": 11, "name": "n11 renamed"})
+        checker.check(result.is_error is False, "Catalog.rename succeeds", texts(result))
+        fresh = None
+        for _ in range(40):
+            got = await client.call_tool("Catalog.get", {"id": 11})
+            fresh = (got.structured_content or {}).get("result", {}).get("name")
+            if fresh == "n11 renamed":
+                break
+            await asyncio.sleep(0.05)
+        checker.check(fresh == "n11 renamed", "Catalog.get serves the renamed product (the cached entry was replaced)", fresh)
+        ok, why = await refused("ping", {"$rpc": {"callback": "http://127.0.0.1:1/x"}})
+        checker.check(ok and "$rpc" in why, "`$rpc` is an unknown argument over MCP", why)
+
 
 def leaves(error: BaseException) -> list[BaseException]:
     """The innermost exceptions of (possibly nested) exception groups, from anyio task groups."""
