@@ -134,14 +134,21 @@ pub async fn call_tool(
     context: Context,
 ) -> CallOutcome {
     let env = executor.environment();
-    let refuse = |e: ProtocolError| CallOutcome { result: Err(e), execution: None };
+    let refuse = async |rpc: RpcError, e: ProtocolError| {
+        executor.report_refusal(name, target.version, Transport::Mcp, context.identity(), &rpc).await;
+        CallOutcome { result: Err(e), execution: None }
+    };
     let Some(tool) = tool else {
-        return refuse(ProtocolError::from_rpc(&RpcError::invalid_params(format!("Unknown tool: {name}")), env));
+        let error = RpcError::invalid_params(format!("Unknown tool: {name}"));
+        let protocol = ProtocolError::from_rpc(&error, env);
+        return refuse(error, protocol).await;
     };
     let required = tool.method.descriptor().tool.requires_client;
     let missing: Vec<&str> = required.iter().copied().filter(|c| !context.client_has(c)).collect();
     if !missing.is_empty() {
-        return refuse(ProtocolError::missing_capabilities(&missing));
+        let protocol = ProtocolError::missing_capabilities(&missing);
+        let error = RpcError::new(protocol.code, format!("the client lacks capabilities: {}", missing.join(", ")));
+        return refuse(error, protocol).await;
     }
     let call = Call::new(name, target.version, Params::Named(arguments))
         .resolved(Arc::clone(&tool.method))

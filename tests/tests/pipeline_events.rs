@@ -277,6 +277,22 @@ async fn calls_that_never_execute_pass_through_on_error_only() {
 }
 
 #[tokio::test]
+async fn refusals_before_the_executor_pass_through_on_error_too() {
+    let (_server, url, log) = start_recording().await;
+    call_error(&url, "ping", json!({"$rpc": {"timeout": -1}})).await;
+    call_error(&url, "Catalog.get", json!("not params")).await;
+    let (status, _, _) = post_raw(&url, r#"[{"jsonrpc":"2.0","id":1}]"#).await;
+    assert_eq!(status, 200);
+    let errors: Vec<(String, Stage)> =
+        snapshot(&log).iter().filter(|e| e.stage == Stage::Error).map(|e| (e.method.clone(), e.stage)).collect();
+    assert_eq!(
+        errors,
+        [("ping".into(), Stage::Error), (String::new(), Stage::Error), (String::new(), Stage::Error)],
+        "invalid $rpc, params of the wrong kind (an invalid request), a message without a method"
+    );
+}
+
+#[tokio::test]
 async fn after_response_once_per_executed_call_with_a_result_in_a_batch() {
     let (_server, url, log) = start_recording().await;
     let batch = json!([

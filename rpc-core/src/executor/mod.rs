@@ -185,7 +185,8 @@ pub struct CallInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Stage {
-    /// An `on_request` listener refused the call.
+    /// An `on_request` listener refused the call, or the transport did
+    /// before the executor saw it (see [`Executor::report_refusal`]).
     Request,
     /// The method does not exist (in this version and scope).
     Lookup,
@@ -496,6 +497,29 @@ impl Executor {
             stage,
             identity: call.identity.as_deref(),
         };
+        self.listeners.on_error(&event).await;
+    }
+
+    /// Passes an error a transport raised before the call reached the
+    /// executor (an unreadable message or parameters, invalid `$rpc`
+    /// options, an unknown MCP tool) through `tracing` and the `on_error`
+    /// listeners, as the executor does with its own; `method` is `""` when
+    /// the message named none. Such errors have [`Stage::Request`].
+    pub async fn report_refusal(
+        &self,
+        method: &str,
+        version: u32,
+        transport: Transport,
+        identity: Option<&Identity>,
+        error: &RpcError,
+    ) {
+        if level_enabled(log_level(Stage::Request, error)) {
+            log_error(method, None, Stage::Request, error);
+        }
+        if self.listeners.is_empty() {
+            return;
+        }
+        let event = ErrorEvent { method, version, transport, params: None, error, stage: Stage::Request, identity };
         self.listeners.on_error(&event).await;
     }
 

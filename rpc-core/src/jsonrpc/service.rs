@@ -433,24 +433,34 @@ impl JsonRpcService {
         identity: &Option<Arc<Identity>>,
         headers: &HeaderMap,
     ) -> (Option<Vec<u8>>, Option<Execution>, Option<Deferred>) {
-        let env = self.inner.executor.environment();
+        let executor = &self.inner.executor;
+        let env = executor.environment();
         let request = match message {
             Ok(Message::Request(request)) => request,
             Ok(Message::Response { .. }) => unreachable!("responses are not accepted here"),
-            Err(invalid) => return (Some(error_body(invalid.id, &invalid.error, env)), None, None),
+            Err(invalid) => {
+                executor.report_refusal("", version, Transport::JsonRpc, identity.as_deref(), &invalid.error).await;
+                return (Some(error_body(invalid.id, &invalid.error, env)), None, None);
+            }
         };
-        let refuse = |error: &RpcError| request.id.map(|id| error_body(Some(id), error, env));
+        let refused = async |error: RpcError| {
+            executor.report_refusal(&request.method, version, Transport::JsonRpc, identity.as_deref(), &error).await;
+            (request.id.map(|id| error_body(Some(id), &error, env)), None, None)
+        };
         let input_bytes = request.params.map_or(0, |p| p.get().len());
         let mut params = match crate::executor::cpu_bound(input_bytes, || request.params()) {
             Ok(params) => params,
-            Err(error) => return (refuse(&error), None, None),
+            Err(error) => return refused(error).await,
         };
         let special = match special::split(&mut params) {
             Ok(special) => special.unwrap_or_default(),
-            Err(error) => return (refuse(&error), None, None),
+            Err(error) => return refused(error).await,
         };
         if let Some(callback) = &special.callback {
-            return self.acknowledge(version, &request, params, &special, callback, identity, headers);
+            return match self.acknowledge(version, &request, params, &special, callback, identity, headers) {
+                Ok(acknowledged) => acknowledged,
+                Err(error) => refused(error).await,
+            };
         }
         let mut call = Call::new(&request.method, version, params)
             .transport(Transport::JsonRpc)
@@ -486,17 +496,11 @@ impl JsonRpcService {
         callback: &str,
         identity: &Option<Arc<Identity>>,
         headers: &HeaderMap,
-    ) -> (Option<Vec<u8>>, Option<Execution>, Option<Deferred>) {
-        let env = self.inner.executor.environment();
-        let refuse = |error: &RpcError| request.id.map(|id| error_body(Some(id), error, env));
-        let url = match self.inner.callbacks.check(callback) {
-            Ok(url) => url,
-            Err(error) => return (refuse(&error), None, None),
-        };
+    ) -> Result<(Option<Vec<u8>>, Option<Execution>, Option<Deferred>), RpcError> {
+        let url = self.inner.callbacks.check(callback)?;
         let Some(slot) = self.inner.callbacks.reserve() else {
-            let error = RpcError::new(code::TIMEOUT, "Too many asynchronous calls are pending; try again later")
-                .with_kind("rpc::CallbacksBusy");
-            return (refuse(&error), None, None);
+            return Err(RpcError::new(code::TIMEOUT, "Too many asynchronous calls are pending; try again later")
+                .with_kind("rpc::CallbacksBusy"));
         };
         if let Some(ray) = &special.ray_id {
             tracing::debug!(method = %request.method, ray_id = %ray, "asynchronous call accepted");
@@ -518,7 +522,7 @@ impl JsonRpcService {
             headers: callback::forwarded(headers),
             _slot: slot,
         };
-        (out, None, Some(deferred))
+        Ok((out, None, Some(deferred)))
     }
 }
 
