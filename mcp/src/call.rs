@@ -104,7 +104,7 @@ pub struct CallTarget<'a> {
 }
 
 /// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
-/// protocol error; plus the execution (for after-response hooks).
+/// protocol error; plus the execution (for after-response listeners).
 pub struct CallOutcome {
     /// The serialised result or the error.
     pub result: Result<Vec<u8>, ProtocolError>,

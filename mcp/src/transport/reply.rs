@@ -57,7 +57,7 @@ pub(crate) fn stateless_status(error_code: i32) -> StatusCode {
 }
 
 /// A response carrying one JSON-RPC message, as JSON or as one SSE event;
-/// after-response hooks run once it is sent.
+/// after-response listeners run once it is sent.
 pub(crate) fn message(
     inner: &Inner,
     mode: ResponseMode,

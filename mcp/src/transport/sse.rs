@@ -53,7 +53,7 @@ pub(crate) fn response(body: ResponseBody) -> Response<ResponseBody> {
 }
 
 /// How a call ended: its JSON-RPC response (`None` when it was cancelled:
-/// the stream ends without one) and the executions for after-response hooks.
+/// the stream ends without one) and the executions for after-response listeners.
 pub(crate) struct Finished {
     pub response: Option<Vec<u8>>,
     pub executions: Vec<Execution>,
@@ -65,7 +65,7 @@ pub(crate) struct Finished {
 /// A call in progress.
 pub(crate) type CallFuture = Pin<Box<dyn Future<Output = Finished> + Send + 'static>>;
 
-/// Runs the executor's after-response hooks once: when the stream ends,
+/// Runs the executor's after-response work once: when the stream ends,
 /// or when it is dropped first.
 struct AfterSent {
     executor: Executor,

@@ -12,6 +12,9 @@
 mod after;
 mod keys;
 mod lock;
+mod log;
+
+use log::{LOGGED_PARAMS_BYTES, bounded_json, level_enabled, log_error, log_level};
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -144,7 +147,7 @@ impl<'a> Call<'a> {
     }
 
     /// The caller's identity (from the endpoint's access policy): the
-    /// method reads it from its context, hooks from [`CallInfo::identity`].
+    /// method reads it from its context, listeners from [`CallInfo::identity`].
     pub fn identity(mut self, identity: Option<Arc<Identity>>) -> Self {
         self.identity = identity;
         self
@@ -163,7 +166,7 @@ impl<'a> Call<'a> {
     }
 }
 
-/// What hooks see of a call.
+/// What listeners see of a call.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CallInfo {
@@ -571,68 +574,6 @@ async fn invoke(
         }
         Err(panic) => Err(panic_error(method.name(), panic.as_ref())),
     }
-}
-
-/// The most bytes of parameters an error log line shows.
-const LOGGED_PARAMS_BYTES: usize = 256;
-
-/// The level a call's error is logged at: internal errors at `error`,
-/// the method's own errors at `info`, the caller's mistakes and refusals
-/// at `debug`.
-fn log_level(stage: Stage, error: &RpcError) -> tracing::Level {
-    if error.code() == crate::error::code::INTERNAL_ERROR {
-        tracing::Level::ERROR
-    } else if stage == Stage::Method {
-        tracing::Level::INFO
-    } else {
-        tracing::Level::DEBUG
-    }
-}
-
-fn level_enabled(level: tracing::Level) -> bool {
-    match level {
-        tracing::Level::ERROR => tracing::enabled!(tracing::Level::ERROR),
-        tracing::Level::INFO => tracing::enabled!(tracing::Level::INFO),
-        _ => tracing::enabled!(tracing::Level::DEBUG),
-    }
-}
-
-/// Logs a call's error with the method and the parameters (cut).
-fn log_error(method: &str, shown: Option<&str>, stage: Stage, error: &RpcError) {
-    let shown = shown.unwrap_or("");
-    let (code, message) = (error.code(), error.message());
-    match log_level(stage, error) {
-        tracing::Level::ERROR => {
-            tracing::error!(method, params = %shown, code, error = %message, ?stage, "call failed")
-        }
-        tracing::Level::INFO => tracing::info!(method, params = %shown, code, error = %message, ?stage, "call failed"),
-        _ => tracing::debug!(method, params = %shown, code, error = %message, ?stage, "call refused"),
-    }
-}
-
-/// `params` as JSON, cut after about `max` bytes.
-fn bounded_json(params: &Map<String, Value>, max: usize) -> String {
-    struct Cut {
-        out: Vec<u8>,
-        max: usize,
-    }
-    impl std::io::Write for Cut {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let room = self.max.saturating_sub(self.out.len());
-            self.out.extend_from_slice(&buf[..buf.len().min(room)]);
-            if buf.len() > room { Err(std::io::Error::other("cut")) } else { Ok(buf.len()) }
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut cut = Cut { out: Vec::with_capacity(max.min(64)), max };
-    let complete = serde_json::to_writer(&mut cut, params).is_ok();
-    let mut text = String::from_utf8_lossy(&cut.out).into_owned();
-    if !complete {
-        text.push('…');
-    }
-    text
 }
 
 /// Runs `work`, under `block_in_place` when the input is large

@@ -37,7 +37,7 @@ pub fn error_body(id: Option<&RawValue>, error: &RpcError, env: Environment) -> 
 
 /// Joins the outcomes of a batch's messages: the response objects into one
 /// JSON array (`None` when every message was a notification), and the
-/// executions for after-response hooks.
+/// executions for after-response listeners.
 pub fn join_batch(results: Vec<(Option<Vec<u8>>, Option<Execution>)>) -> (Option<Vec<u8>>, Vec<Execution>) {
     let mut out =
         Vec::with_capacity(results.iter().map(|(p, _)| p.as_ref().map_or(0, Vec::len) + 1).sum::<usize>() + 1);

@@ -42,7 +42,7 @@ pub struct AccessRequest<'a> {
 }
 
 /// Who made a request, as an [`AccessPolicy`] established it. Methods read
-/// it from their context (`ctx.identity()`), hooks from
+/// it from their context (`ctx.identity()`), listeners from
 /// [`CallInfo::identity`](crate::CallInfo).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -9,7 +9,7 @@
 //! 3. CORS ([`Cors`]): a preflight (`OPTIONS`) is answered here, without a token.
 //! 4. The [`AccessPolicy`] (e.g. [`TokenPolicy`]): 401 without credentials,
 //!    403 with wrong ones, both as `{"error": "..."}`; an allowed request
-//!    may carry an [`Identity`] that methods and hooks read.
+//!    may carry an [`Identity`] that methods and listeners read.
 //!
 //! A [`Security`] value holds all of it and is shared by the endpoints of
 //! an application (`.security(security.clone())` on each builder).

@@ -106,7 +106,7 @@ pub fn run_when_sent(response: &mut Response<ResponseBody>, then: impl FnOnce() 
 }
 
 /// A body that runs a callback once the server has written it out, for
-/// hooks that must run after the client has the response.
+/// listeners that must run after the client has the response.
 ///
 /// The wrapper never reports `is_end_stream` before the inner body has
 /// been polled to its end, so the server polls once more after taking the
