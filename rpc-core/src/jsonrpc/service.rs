@@ -186,6 +186,10 @@ struct Inner {
     callbacks: Callbacks,
 }
 
+/// What one message gives: the response bytes (none for a notification),
+/// the execution (for after-response work), a call to run later.
+type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Deferred>);
+
 /// A call acknowledged now and run after the response was sent
 /// (`$rpc.callback`).
 struct Deferred {
@@ -432,7 +436,7 @@ impl JsonRpcService {
         message: Result<Message<'_>, envelope::Invalid<'_>>,
         identity: &Option<Arc<Identity>>,
         headers: &HeaderMap,
-    ) -> (Option<Vec<u8>>, Option<Execution>, Option<Deferred>) {
+    ) -> Answer {
         let executor = &self.inner.executor;
         let env = executor.environment();
         let request = match message {
@@ -496,7 +500,7 @@ impl JsonRpcService {
         callback: &str,
         identity: &Option<Arc<Identity>>,
         headers: &HeaderMap,
-    ) -> Result<(Option<Vec<u8>>, Option<Execution>, Option<Deferred>), RpcError> {
+    ) -> Result<Answer, RpcError> {
         let url = self.inner.callbacks.check(callback)?;
         let Some(slot) = self.inner.callbacks.reserve() else {
             return Err(RpcError::new(code::TIMEOUT, "Too many asynchronous calls are pending; try again later")
