@@ -83,6 +83,7 @@ async fn methods_are_sorted_by_name() {
     assert_eq!(
         names,
         [
+            "Activity.summary",
             "Catalog.categories",
             "Catalog.get",
             "Catalog.list",

@@ -503,3 +503,27 @@ async fn after_response_waits_until_the_response_is_sent() {
     assert!(body.len() > LEN);
     wait_for(&log, Stage::AfterResponse, 1).await;
 }
+
+#[tokio::test]
+async fn the_catalog_counts_calls_with_its_listener() {
+    let server = TestServer::catalog(Environment::Dev).await;
+    let url = server.url("/rpc");
+    call_result(&url, "ping", Value::Null).await;
+    call_result(&url, "ping", json!(["again"])).await;
+    call_error(&url, "Catalog.get", json!({"id": 999})).await;
+    call_error(&url, "Catalog.get", json!({"id": 0})).await;
+    call_error(&url, "no.such.method", Value::Null).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let summary = call_result(&url, "Activity.summary", Value::Null).await;
+        if summary["ping"]["answered"] == 2 {
+            assert_eq!(summary["ping"]["failed"], 0, "{summary}");
+            assert_eq!(summary["Catalog.get"], json!({"answered": 0, "failed": 2}), "{summary}");
+            assert_eq!(summary["(no such method)"]["failed"], 1, "client-chosen names are not keys: {summary}");
+            assert!(summary.get("no.such.method").is_none(), "{summary}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the listener counted the calls: {summary}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

@@ -2,6 +2,7 @@
 //! (`/rpc/v2` for version 2) and, for the `mcp` group, over MCP at
 //! `/mcp/v1` and `/mcp/v2`.
 
+pub mod activity;
 pub mod services;
 
 use std::sync::Arc;
@@ -15,13 +16,30 @@ use rpc::{
     ApiInfo, Environment, Executor, HostPolicy, JsonRpcService, Registry, RegistryError, Security, Translations,
 };
 
+pub use activity::{Activity, ActivityListener, ActivityLog};
 pub use services::{Admin, Catalog, CatalogV2, Mcp, Pinger};
 
-/// The catalog's registry: its three services, registered by instance
-/// (version 2 shares version 1's data).
+/// The catalog's registry: its services, registered by instance (version 2
+/// shares version 1's data).
 pub fn registry() -> Result<Registry, RegistryError> {
+    registry_with(Arc::default())
+}
+
+/// The registry, with `Activity.summary` reading `activity`.
+fn registry_with(activity: Arc<ActivityLog>) -> Result<Registry, RegistryError> {
     let catalog = Arc::new(Catalog::new());
-    Registry::builder().service(Pinger).service_arc(catalog.clone()).service(CatalogV2::new(catalog)).build()
+    Registry::builder()
+        .service(Pinger)
+        .service_arc(catalog.clone())
+        .service(CatalogV2::new(catalog))
+        .service(Activity(activity))
+        .build()
+}
+
+/// An executor over the catalog's registry, with the activity listener.
+fn executor(env: Environment) -> Result<Executor, RegistryError> {
+    let activity = Arc::new(ActivityLog::default());
+    Ok(Executor::new(registry_with(activity.clone())?, env).with_listener(ActivityListener(activity)))
 }
 
 /// The whole application: `/rpc` (all methods) and `/mcp` (the `mcp`
@@ -34,7 +52,7 @@ pub fn app(env: Environment) -> Result<Router, RegistryError> {
 /// shared by both endpoints.
 pub fn app_with(env: Environment, security: Security) -> Result<Router, RegistryError> {
     let setup = Setup { security, ..Setup::default() };
-    Ok(router(Executor::new(registry()?, env), setup, Arc::new(Translations::none())))
+    Ok(router(executor(env)?, setup, Arc::new(Translations::none())))
 }
 
 /// State shared by several instances: the result cache, the method locks
@@ -89,12 +107,11 @@ pub fn translations_dir() -> std::path::PathBuf {
 /// The application as `setup` says; translations are checked against the
 /// registry (warnings are logged, a reserved group name is an error).
 pub fn app_configured(env: Environment, setup: Setup) -> Result<Router, String> {
-    let registry = registry().map_err(|e| e.to_string())?;
+    let mut executor = executor(env).map_err(|e| e.to_string())?;
     let translations = setup.translations.clone().unwrap_or_else(|| Arc::new(Translations::none()));
     if translations.is_configured() {
-        translations.check(&registry).map_err(|e| e.to_string())?;
+        translations.check(executor.registry()).map_err(|e| e.to_string())?;
     }
-    let mut executor = Executor::new(registry, env);
     if let Some(shared) = &setup.shared {
         executor = executor.with_stores(shared.stores.clone());
     }
