@@ -8,6 +8,7 @@
 #
 #   bench/instructions.sh                      baseline, ours (session), stateless
 #   CANDIDATE=/path/to/catalog bench/instructions.sh   also another build
+#   TOOL=ping ARGS='{"who":"x"}' bench/instructions.sh   another tool
 #
 # Each server runs under callgrind; wrk (c=4) warms it for 3 s, then counting
 # is switched on for 6 s of load and the total is divided by the number of
@@ -40,9 +41,13 @@ LUA=$bench/call.lua
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7}}}'
-STATELESS_CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}}}}'
-STATELESS_HEADERS='MCP-Protocol-Version: 2026-07-28|Mcp-Method: tools/call|Mcp-Name: Catalog.get'
+# The tool called: TOOL=ping ARGS='{"who":"x"}' measures a method without a
+# cache (Catalog.get is cached in prod: the default measures cache hits).
+TOOL=${TOOL:-Catalog.get}
+ARGS=${ARGS:-'{"id":7}'}
+CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'$TOOL'","arguments":'$ARGS'}}'
+STATELESS_CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'$TOOL'","arguments":'$ARGS',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}}}}'
+STATELESS_HEADERS="MCP-Protocol-Version: 2026-07-28|Mcp-Method: tools/call|Mcp-Name: $TOOL"
 
 # count NAME PORT PATH MODE(session|stateless|plain) -- CMD...
 count() {
@@ -80,7 +85,7 @@ count() {
 }
 
 {
-  echo "# user-space instructions per tools/call (callgrind), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
+  echo "# user-space instructions per tools/call of $TOOL (callgrind), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
   count baseline 8310 /mcp plain -- "$BASELINE"
   count baseline-stateless 8311 /mcp stateless -- "$BASELINE"
   count ours 8312 /mcp/v1 session -- "$CATALOG" --env prod --listen 127.0.0.1:8312
