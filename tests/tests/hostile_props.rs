@@ -130,11 +130,23 @@ const METHODS: &[&str] = &[
     "Catalog.stats",
     "Catalog.count",
     "Catalog.reindex",
+    "Catalog.rename",
+    "Catalog.subscribe",
+    "Activity.summary",
     "",
 ];
 
-const TOOLS: &[&str] =
-    &["Catalog.search", "Catalog.get", "Catalog.list", "Catalog.categories", "Catalog.stats", "Catalog.count", "nope"];
+const TOOLS: &[&str] = &[
+    "Catalog.search",
+    "Catalog.get",
+    "Catalog.list",
+    "Catalog.categories",
+    "Catalog.stats",
+    "Catalog.count",
+    "Catalog.rename",
+    "Catalog.subscribe",
+    "nope",
+];
 
 const VERSIONS: &[&str] = &["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2099-01-01"];
 
@@ -148,15 +160,40 @@ fn object(members: Vec<Option<(&str, String)>>) -> String {
     format!("{{{}}}", members.join(","))
 }
 
+/// `$rpc` options, near-valid: a callback (callbacks are off in the app),
+/// a timeout, `ignoreCache`, `rayId`, or anything.
+fn rpc_options() -> impl Strategy<Value = String> {
+    let callback = one_of(&["http://127.0.0.1:1/x", "http://169.254.169.254/", "file:///etc/passwd", ""]);
+    let timeout = prop_oneof![Just("0.01".to_owned()), Just("120".to_owned()), Just("-1".to_owned()), json()];
+    let flag = prop_oneof![Just("true".to_owned()), Just("false".to_owned()), json()];
+    (
+        proptest::option::of(callback),
+        proptest::option::of(timeout),
+        proptest::option::of(flag),
+        proptest::option::of(json()),
+        proptest::option::of(json()),
+    )
+        .prop_map(|(callback, timeout, ignore, ray, extra)| {
+            object(vec![
+                callback.map(|c| ("callback", c)),
+                timeout.map(|t| ("timeout", t)),
+                ignore.map(|i| ("ignoreCache", i)),
+                ray.map(|r| ("rayId", r)),
+                extra.map(|e| ("other", e)),
+            ])
+        })
+}
+
 /// Tool arguments: mostly the catalog's names, any values.
 fn arguments() -> impl Strategy<Value = String> {
     let value = prop_oneof![
-        any::<u32>().prop_map(|n| n.to_string()),
-        select(vec!["\"n1\"", "\"id_asc\"", "\"name\"", "-1", "4294967296", "1.5", "null", "\"\""])
+        4 => any::<u32>().prop_map(|n| n.to_string()),
+        4 => select(vec!["\"n1\"", "\"id_asc\"", "\"name\"", "-1", "4294967296", "1.5", "null", "\"\"", "\"a@b.example\""])
             .prop_map(str::to_owned),
-        json(),
+        4 => json(),
+        1 => rpc_options(),
     ];
-    let name = prop_oneof![4 => select(vec!["query", "limit", "id", "sort", "page", "who", "offset"]).prop_map(str::to_owned), 1 => any::<String>()];
+    let name = prop_oneof![4 => select(vec!["query", "limit", "id", "sort", "page", "who", "offset", "name", "email", "$rpc"]).prop_map(str::to_owned), 1 => any::<String>()];
     vec((name, value), 0..4).prop_map(|args| {
         let members: Vec<String> = args.into_iter().map(|(k, v)| format!("{}:{v}", quoted(&k))).collect();
         format!("{{{}}}", members.join(","))

@@ -331,10 +331,13 @@ impl Executor {
             None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
         };
         let descriptor = method.descriptor();
-        let cache_key = descriptor
-            .cache
-            .filter(|policy| policy.applies_in(self.env))
-            .map(|policy| (keys::method_cache_key(&method, call.version, &params, context.identity()), policy));
+        let cache_key = descriptor.cache.filter(|policy| policy.applies_in(self.env)).map(|policy| {
+            // Hashing large arguments is CPU work like validating them.
+            let key = cpu_bound(call.input_bytes, || {
+                keys::method_cache_key(&method, call.version, &params, context.identity())
+            });
+            (key, policy)
+        });
         if let Some((key, _)) = &cache_key
             && !call.ignore_cache
             && let Some(hit) = self.cached(key).await
