@@ -46,13 +46,19 @@ fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
+/// `bytes` in lowercase hex, appended to `out`.
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(out, "{b:02x}");
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
     }
-    out
 }
+
+/// Canonical parameters up to this many bytes are the key themselves
+/// (exact, and no hashing); longer ones are hashed.
+const INLINE_PARAMS: usize = 96;
 
 /// The cache key of a call of `method`: its parameters with the declared
 /// defaults filled in (`{"item": 1}` and `{"item": 1, "currency": "EUR"}`
@@ -77,24 +83,39 @@ pub(crate) fn method_cache_key(
     cache_key(method.name(), version, &full, identity)
 }
 
-/// The cache key of a call: `rpc:cache:<method>:v<version>:<sha-256>` of
-/// the canonical parameters (so their order does not matter) and the
-/// caller's subject (an identified caller never gets another's results).
-pub(crate) fn cache_key(
-    method: &str,
-    version: u32,
-    params: &Map<String, Value>,
-    identity: Option<&Identity>,
-) -> String {
+/// The cache key of a call: `rpc:cache:<method>:v<version>:` and the
+/// parameters in canonical form (so their order does not matter): as they
+/// are (`j:{"id":7}`) when short, else their SHA-256 (`h:<hex>`); then the
+/// caller's subject, when the access policy gave one (an identified caller
+/// never gets another's results).
+pub(crate) fn cache_key(method: &str, version: u32, params: &Map<String, Value>, identity: Option<&Identity>) -> String {
     let mut text = Vec::with_capacity(64);
     canonical_object(params, &mut text);
-    let mut hasher = Sha256::new();
-    hasher.update(&text);
-    if let Some(identity) = identity {
-        hasher.update(b"\0identity\0");
-        hasher.update(identity.subject.as_bytes());
+    let mut key = String::with_capacity(32 + method.len() + text.len().min(INLINE_PARAMS));
+    let _ = write!(key, "rpc:cache:{method}:v{version}:");
+    let subject = identity.map_or(0, |i| i.subject.len());
+    match std::str::from_utf8(&text) {
+        Ok(json) if text.len() + subject <= INLINE_PARAMS => {
+            key.push_str("j:");
+            key.push_str(json);
+            if let Some(identity) = identity {
+                // The JSON object ends the parameters: what follows `@` is the subject.
+                key.push('@');
+                key.push_str(&identity.subject);
+            }
+        }
+        _ => {
+            let mut hasher = Sha256::new();
+            hasher.update(&text);
+            if let Some(identity) = identity {
+                hasher.update(b"\0identity\0");
+                hasher.update(identity.subject.as_bytes());
+            }
+            key.push_str("h:");
+            push_hex(&mut key, &hasher.finalize());
+        }
     }
-    format!("rpc:cache:{method}:v{version}:{}", hex(&hasher.finalize()))
+    key
 }
 
 /// The lock key of a call: `rpc:lock:<method>`, followed by a hash of the
@@ -106,7 +127,9 @@ pub(crate) fn lock_key(method: &str, keyed_by: Option<&Value>) -> String {
             let mut text = Vec::with_capacity(32);
             canonical(value, &mut text);
             let digest = Sha256::digest(&text);
-            format!("rpc:lock:{method}:{}", hex(&digest[..16]))
+            let mut key = format!("rpc:lock:{method}:");
+            push_hex(&mut key, &digest[..16]);
+            key
         }
     }
 }
@@ -146,6 +169,23 @@ mod tests {
             cache_key("m", 1, &p, Some(&Identity::new("tenant-b")))
         );
         assert_ne!(base, cache_key("m", 1, &map(json!({"id": "1"})), None), "types count");
+    }
+
+    #[test]
+    fn short_parameters_are_the_key_long_ones_are_hashed() {
+        assert_eq!(cache_key("m", 1, &map(json!({"b": 1, "a": "x"})), None), r#"rpc:cache:m:v1:j:{"a":"x","b":1}"#);
+        assert_eq!(cache_key("m", 1, &map(json!({"a": 1})), Some(&Identity::new("t"))), r#"rpc:cache:m:v1:j:{"a":1}@t"#);
+        let long = map(json!({"q": "x".repeat(200)}));
+        let key = cache_key("m", 1, &long, None);
+        assert!(key.starts_with("rpc:cache:m:v1:h:") && key.len() == "rpc:cache:m:v1:h:".len() + 64, "{key}");
+        let mut longer = long.clone();
+        longer.insert("r".into(), json!(1));
+        assert_ne!(key, cache_key("m", 1, &longer, None));
+        // A subject cannot pass for parameters.
+        assert_ne!(
+            cache_key("m", 1, &map(json!({"a": "1}@t"})), None),
+            cache_key("m", 1, &map(json!({"a": "1"})), Some(&Identity::new("t")))
+        );
     }
 
     #[test]

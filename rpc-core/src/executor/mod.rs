@@ -16,6 +16,7 @@ mod log;
 
 use log::{LOGGED_PARAMS_BYTES, bounded_json, level_enabled, log_error, log_level};
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -531,7 +532,9 @@ impl Executor {
 
     /// Runs what waits for the response carrying these executions to be
     /// sent: the `after_response` listeners and the cache relations of each
-    /// executed call with a result, in a task of their own.
+    /// executed call with a result. What finishes at once (synchronous
+    /// listeners) runs here, without a task; whatever has to wait (an async
+    /// listener, a network store) goes on in a task of its own.
     pub fn response_sent(&self, executions: Vec<Execution>) {
         let done: Vec<(CallInfo, Box<RawValue>)> = executions
             .into_iter()
@@ -543,12 +546,17 @@ impl Executor {
         if done.is_empty() {
             return;
         }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("a response was sent outside a tokio runtime: after-response work skipped");
+            return;
+        };
         let this = self.clone();
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn(async move { this.after_response(done).await });
-            }
-            Err(_) => tracing::warn!("a response was sent outside a tokio runtime: after-response work skipped"),
+        let mut work = Box::pin(async move { this.after_response(done).await });
+        // One poll in place: a future that is not done yet is polled again
+        // by the task it moves to, which registers its real waker.
+        let mut poll = std::task::Context::from_waker(std::task::Waker::noop());
+        if work.as_mut().poll(&mut poll).is_pending() {
+            runtime.spawn(work);
         }
     }
 }
