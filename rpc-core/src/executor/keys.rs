@@ -88,7 +88,12 @@ pub(crate) fn method_cache_key(
 /// are (`j:{"id":7}`) when short, else their SHA-256 (`h:<hex>`); then the
 /// caller's subject, when the access policy gave one (an identified caller
 /// never gets another's results).
-pub(crate) fn cache_key(method: &str, version: u32, params: &Map<String, Value>, identity: Option<&Identity>) -> String {
+pub(crate) fn cache_key(
+    method: &str,
+    version: u32,
+    params: &Map<String, Value>,
+    identity: Option<&Identity>,
+) -> String {
     let mut text = Vec::with_capacity(64);
     canonical_object(params, &mut text);
     let mut key = String::with_capacity(32 + method.len() + text.len().min(INLINE_PARAMS));
@@ -174,7 +179,10 @@ mod tests {
     #[test]
     fn short_parameters_are_the_key_long_ones_are_hashed() {
         assert_eq!(cache_key("m", 1, &map(json!({"b": 1, "a": "x"})), None), r#"rpc:cache:m:v1:j:{"a":"x","b":1}"#);
-        assert_eq!(cache_key("m", 1, &map(json!({"a": 1})), Some(&Identity::new("t"))), r#"rpc:cache:m:v1:j:{"a":1}@t"#);
+        assert_eq!(
+            cache_key("m", 1, &map(json!({"a": 1})), Some(&Identity::new("t"))),
+            r#"rpc:cache:m:v1:j:{"a":1}@t"#
+        );
         let long = map(json!({"q": "x".repeat(200)}));
         let key = cache_key("m", 1, &long, None);
         assert!(key.starts_with("rpc:cache:m:v1:h:") && key.len() == "rpc:cache:m:v1:h:".len() + 64, "{key}");

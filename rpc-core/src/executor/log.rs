@@ -43,27 +43,46 @@ pub(super) fn log_error(method: &str, shown: Option<&str>, stage: Stage, error: 
     }
 }
 
-/// `params` as JSON, cut after about `max` bytes.
-pub(super) fn bounded_json(params: &Map<String, Value>, max: usize) -> String {
-    struct Cut {
-        out: Vec<u8>,
-        max: usize,
-    }
-    impl std::io::Write for Cut {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let room = self.max.saturating_sub(self.out.len());
-            self.out.extend_from_slice(&buf[..buf.len().min(room)]);
-            if buf.len() > room { Err(std::io::Error::other("cut")) } else { Ok(buf.len()) }
+/// Parameters rendered for a log line, cut after [`LOGGED_PARAMS_BYTES`]:
+/// on the stack, so rendering them before a call that may fail allocates
+/// nothing.
+pub(super) struct Shown {
+    bytes: [u8; LOGGED_PARAMS_BYTES],
+    len: usize,
+    complete: bool,
+}
+
+impl std::io::Write for Shown {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = LOGGED_PARAMS_BYTES - self.len;
+        let taken = buf.len().min(room);
+        self.bytes[self.len..self.len + taken].copy_from_slice(&buf[..taken]);
+        self.len += taken;
+        if taken < buf.len() {
+            return Err(std::io::ErrorKind::WriteZero.into());
         }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Shown {
+    /// `params` as JSON, cut.
+    pub(super) fn of(params: &Map<String, Value>) -> Shown {
+        let mut shown = Shown { bytes: [0; LOGGED_PARAMS_BYTES], len: 0, complete: false };
+        shown.complete = serde_json::to_writer(&mut shown, params).is_ok();
+        shown
+    }
+
+    /// The text, with `…` where it was cut.
+    pub(super) fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.bytes[..self.len]).into_owned();
+        if !self.complete {
+            text.push('…');
         }
+        text
     }
-    let mut cut = Cut { out: Vec::with_capacity(max.min(64)), max };
-    let complete = serde_json::to_writer(&mut cut, params).is_ok();
-    let mut text = String::from_utf8_lossy(&cut.out).into_owned();
-    if !complete {
-        text.push('…');
-    }
-    text
 }

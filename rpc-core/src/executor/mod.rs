@@ -14,7 +14,7 @@ mod keys;
 mod lock;
 mod log;
 
-use log::{LOGGED_PARAMS_BYTES, bounded_json, level_enabled, log_error, log_level};
+use log::{Shown, level_enabled, log_error, log_level};
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -323,7 +323,7 @@ impl Executor {
         let params = std::mem::take(&mut call.params);
         let params = match cpu_bound(call.input_bytes, || bind_and_validate(&method, params)) {
             Ok(params) => params,
-            Err(e) => return self.fail(&call, Some(method), None, Stage::Validation, e).await,
+            Err((e, bound)) => return self.fail(&call, Some(method), bound.as_ref(), Stage::Validation, e).await,
         };
 
         let context = match call.context.take() {
@@ -386,7 +386,7 @@ impl Executor {
         // Without a record (no listeners), an error is only logged: the
         // parameters are rendered now, cut short, as the method takes them.
         let shown = match &record {
-            None if tracing::enabled!(tracing::Level::INFO) => Some(bounded_json(&params, LOGGED_PARAMS_BYTES)),
+            None if tracing::enabled!(tracing::Level::INFO) => Some(Shown::of(&params)),
             _ => None,
         };
 
@@ -406,7 +406,7 @@ impl Executor {
         if let Err(e) = &result {
             match &record {
                 Some(info) => self.report(&call, method.name(), Some(&info.params), Stage::Method, e).await,
-                None => log_error(method.name(), shown.as_deref(), Stage::Method, e),
+                None => log_error(method.name(), shown.as_ref().map(Shown::text).as_deref(), Stage::Method, e),
             }
         }
         let record = record.filter(|_| result.is_ok());
@@ -489,7 +489,7 @@ impl Executor {
         error: &RpcError,
     ) {
         if level_enabled(log_level(stage, error)) {
-            let shown = params.map(|p| bounded_json(p, LOGGED_PARAMS_BYTES));
+            let shown = params.map(|p| Shown::of(p).text());
             log_error(method, shown.as_deref(), stage, error);
         }
         if self.listeners.is_empty() {
@@ -599,12 +599,20 @@ pub fn cpu_bound<T>(input_bytes: usize, work: impl FnOnce() -> T) -> T {
 }
 
 /// The named parameters of a call, validated against the method's schema.
-fn bind_and_validate(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
-    let params = Value::Object(bind(method, params)?);
-    method.validator().validate(method.name(), &params)?;
-    match params {
-        Value::Object(params) => Ok(params),
-        _ => Err(RpcError::internal("bound parameters are an object")),
+/// On failure, the bound parameters come back with the error when they
+/// could be bound (for the error's log line and `on_error`).
+fn bind_and_validate(
+    method: &Method,
+    params: Params,
+) -> Result<Map<String, Value>, (RpcError, Option<Map<String, Value>>)> {
+    let params = Value::Object(bind(method, params).map_err(|e| (e, None))?);
+    let checked = method.validator().validate(method.name(), &params);
+    let Value::Object(params) = params else {
+        return Err((RpcError::internal("bound parameters are an object"), None));
+    };
+    match checked {
+        Ok(()) => Ok(params),
+        Err(e) => Err((e, Some(params))),
     }
 }
 
