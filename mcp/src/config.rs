@@ -221,6 +221,12 @@ pub struct McpConfig {
     pub event_buffer: usize,
     /// Interval of SSE keep-alive comments on streams that stay open.
     pub keep_alive: Duration,
+    /// How the endpoint is listed in the MCP Registry (`server.json`).
+    pub registry: Option<crate::documents::server_json::RegistryListing>,
+    /// The public base URL documents name (default: the request's host).
+    pub public_url: Option<rpc::server::PublicUrl>,
+    /// The AI clients served a manifest.
+    pub manifests: crate::documents::manifest::Manifests,
 }
 
 impl McpConfig {
@@ -228,7 +234,8 @@ impl McpConfig {
     /// bodies, JSON nested at most 64 deep with at most 100,000 values,
     /// batches of 100, both eras, lists cacheable publicly for 5
     /// minutes, invalid arguments as `-32602`, 256 queued events per request,
-    /// keep-alives every 15 s.
+    /// keep-alives every 15 s, no registry listing, manifests for the
+    /// standard clients.
     pub fn new(server_info: ServerInfo) -> Self {
         McpConfig {
             server_info,
@@ -244,6 +251,9 @@ impl McpConfig {
             invalid_arguments: InvalidArguments::ProtocolError,
             event_buffer: 256,
             keep_alive: Duration::from_secs(15),
+            registry: None,
+            public_url: None,
+            manifests: crate::documents::manifest::Manifests::standard(),
         }
     }
 }

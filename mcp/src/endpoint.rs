@@ -98,6 +98,84 @@ impl McpEndpointBuilder {
         self
     }
 
+    /// How the endpoint is listed in the MCP Registry: enables
+    /// `GET /v{N}/server.json` (checked by [`try_build`](Self::try_build)).
+    pub fn registry(mut self, listing: crate::RegistryListing) -> Self {
+        self.config.registry = Some(listing);
+        self
+    }
+
+    /// The public base URL (`https://api.example.com`) that `server.json`
+    /// and the client manifests name the endpoint under; by default
+    /// `http://` and the request's (checked) `Host`. Behind a proxy that
+    /// terminates TLS, set it: forwarding headers are never trusted.
+    pub fn public_url(mut self, base: rpc::server::PublicUrl) -> Self {
+        self.config.public_url = Some(base);
+        self
+    }
+
+    /// The AI clients served a manifest at `GET /v{N}/manifests/{client}`
+    /// (default: [`Manifests::standard`](crate::Manifests::standard)).
+    pub fn manifests(mut self, manifests: crate::Manifests) -> Self {
+        self.config.manifests = manifests;
+        self
+    }
+
+    /// Applies a group's [`settings`](crate::settings) (see
+    /// [`Settings::group`](crate::settings::Settings::group)): the server
+    /// identity field by field, instructions, session TTL, body limit,
+    /// cache hints, public URL, registry listing; allowed hosts are added
+    /// to the security's host policy and CORS origins replace its CORS, so
+    /// call it after [`security`](Self::security). Unset settings keep what
+    /// the builder has.
+    pub fn settings(
+        mut self,
+        settings: &crate::settings::GroupSettings,
+    ) -> Result<Self, crate::settings::SettingsError> {
+        use crate::settings::{ScopeSetting, SettingsError};
+        settings.check("")?;
+        self.config.server_info = settings.server_info(self.config.server_info);
+        if let Some(text) = &settings.instructions {
+            self.config.instructions = Some(text.clone());
+        }
+        if let Some(ttl) = settings.session_ttl {
+            self.config.session_ttl = ttl;
+        }
+        if let Some(limit) = settings.max_body_bytes {
+            self.config.max_body_bytes = limit;
+        }
+        if let Some(hints) = &settings.cache_hints {
+            self.config.list_ttl = hints.ttl;
+            self.config.cache_scope = match hints.scope {
+                ScopeSetting::Private => CacheScope::Private,
+                _ => CacheScope::Public,
+            };
+        }
+        if let Some(base) = &settings.public_url {
+            let base =
+                rpc::server::PublicUrl::parse(base).map_err(|e| SettingsError::new("public_url", e.to_string()))?;
+            self.config.public_url = Some(base);
+        }
+        if let Some(listing) = settings.registry_listing() {
+            let listing = listing.map_err(|e| SettingsError::new(format!("server.{}", e.key), e.message))?;
+            self.config.registry = Some(listing);
+        }
+        if let Some(hosts) = &settings.allowed_hosts {
+            let policy = if hosts.iter().any(|h| h == "*") {
+                HostPolicy::any()
+            } else {
+                hosts.iter().fold(self.security.host_policy().clone(), |policy, host| policy.allow(host.clone()))
+            };
+            self.security = self.security.hosts(policy);
+        }
+        if let Some(origins) = &settings.cors_origins {
+            let cors =
+                rpc::security::Cors::origins(origins).map_err(|e| SettingsError::new("cors_origins", e.to_string()))?;
+            self.security = self.security.cors(cors);
+        }
+        Ok(self)
+    }
+
     /// Which protocol eras the endpoint serves (default: both, on one URL).
     pub fn eras(mut self, eras: Eras) -> Self {
         self.config.eras = eras;
@@ -148,6 +226,21 @@ impl McpEndpointBuilder {
     pub fn translations(mut self, translations: Arc<Translations>) -> Self {
         self.translations = translations;
         self
+    }
+
+    /// [`build`](Self::build), after checking what can only be checked
+    /// with everything set: the registry listing against the server's
+    /// identity in every language (`server.json` would be refused by the
+    /// registry otherwise). With [`build`](Self::build), such a mistake is
+    /// logged and `server.json` answers 500.
+    pub fn try_build(self) -> Result<McpEndpoint, crate::ListingError> {
+        let endpoint = self.build();
+        if let Some(listing) = &endpoint.inner.config.registry {
+            for texts in &endpoint.inner.localized {
+                listing.check(&texts.server_info)?;
+            }
+        }
+        Ok(endpoint)
     }
 
     /// Builds the endpoint; every tool list and the discovery result are

@@ -35,16 +35,20 @@ pub mod call;
 pub mod changes;
 pub mod config;
 pub mod content;
+pub mod documents;
 pub mod endpoint;
 mod notify;
 pub mod protocol;
 pub mod session;
+pub mod settings;
 pub mod tools;
 pub mod transport;
 
 pub use changes::{ListChange, ListChanges};
 pub use config::{CacheScope, Eras, Icon, InvalidArguments, McpConfig, ServerInfo};
 pub use content::{Content, ResourceContents};
+pub use documents::manifest::{ClientManifest, ManifestServer, Manifests};
+pub use documents::server_json::{ListingError, RegistryListing, Repository};
 pub use endpoint::{McpEndpoint, McpEndpointBuilder};
 pub use protocol::{Era, ProtocolVersion};
 /// The request context a tool method can take (`ctx: mcp::Context`).

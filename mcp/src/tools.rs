@@ -66,6 +66,11 @@ impl ToolSet {
         self.tools.get(name)
     }
 
+    /// The tools, in no particular order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.values()
+    }
+
     /// Number of tools.
     pub fn len(&self) -> usize {
         self.tools.len()

@@ -44,15 +44,15 @@ fn executor(env: Environment) -> Result<Executor, RegistryError> {
 
 /// The whole application: `/rpc` (all methods) and `/mcp` (the `mcp`
 /// group), accepting loopback host names only, without tokens.
-pub fn app(env: Environment) -> Result<Router, RegistryError> {
+pub fn app(env: Environment) -> Result<Router, String> {
     app_with(env, Security::new().hosts(HostPolicy::localhost()))
 }
 
 /// The application with chosen security (allowed hosts, tokens, CORS),
 /// shared by both endpoints.
-pub fn app_with(env: Environment, security: Security) -> Result<Router, RegistryError> {
+pub fn app_with(env: Environment, security: Security) -> Result<Router, String> {
     let setup = Setup { security, ..Setup::default() };
-    Ok(router(executor(env)?, setup, Arc::new(Translations::none())))
+    router(executor(env).map_err(|e| e.to_string())?, setup, Arc::new(Translations::none()))
 }
 
 /// State shared by several instances: the result cache, the method locks
@@ -96,6 +96,10 @@ pub struct Setup {
     pub shared: Option<Shared>,
     /// Where `$rpc.callback` may post responses (default: nowhere).
     pub callbacks: Callbacks,
+    /// Settings of the MCP endpoint from a configuration file and the
+    /// environment (`--config`, `MCP_*`; see [`mcp::settings`]): group
+    /// `mcp`'s over the bundle-wide ones, over the catalog's own defaults.
+    pub settings: Option<mcp::settings::Settings>,
 }
 
 /// The catalog's translation files: `rpc.{en,uk}.yaml` and
@@ -115,11 +119,14 @@ pub fn app_configured(env: Environment, setup: Setup) -> Result<Router, String> 
     if let Some(shared) = &setup.shared {
         executor = executor.with_stores(shared.stores.clone());
     }
-    Ok(router(executor, setup, translations))
+    router(executor, setup, translations)
 }
 
-fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> Router {
-    let Setup { security, public_url, shared, callbacks, .. } = setup;
+/// The catalog's listing in the MCP Registry (`/mcp/v1/server.json`).
+pub const REGISTRY_NAME: &str = "com.example/catalog";
+
+fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> Result<Router, String> {
+    let Setup { security, public_url, shared, callbacks, settings, .. } = setup;
     let mut rpc = JsonRpcService::builder(executor.clone())
         .info(
             ApiInfo::new("Catalog API", env!("CARGO_PKG_VERSION"))
@@ -128,14 +135,17 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
         .security(security.clone())
         .translations(translations.clone())
         .callbacks(callbacks);
-    if let Some(base) = public_url {
+    if let Some(base) = public_url.clone() {
         rpc = rpc.public_url(base);
     }
     let mut mcp = McpEndpoint::builder::<Mcp>(executor);
     if let Some(shared) = shared {
         mcp = mcp.session_store(shared.sessions);
     }
-    let mcp = mcp
+    let listing = mcp::RegistryListing::new(REGISTRY_NAME)
+        .map_err(|e| e.to_string())?
+        .repository(mcp::Repository::new("https://github.com/example/catalog", "github"));
+    let mut mcp = mcp
         .server_info(
             ServerInfo::new("catalog", env!("CARGO_PKG_VERSION"))
                 .title("Product catalog")
@@ -146,8 +156,15 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
             "Use Catalog.search to find products by name, then Catalog.get for details. \
              Product ids are positive integers.",
         )
+        .registry(listing)
         .security(security)
-        .translations(translations)
-        .build();
-    Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp)
+        .translations(translations);
+    if let Some(base) = public_url {
+        mcp = mcp.public_url(base);
+    }
+    if let Some(settings) = &settings {
+        mcp = mcp.settings(&settings.group(<Mcp as rpc::ApiGroup>::NAME)).map_err(|e| e.to_string())?;
+    }
+    let mcp = mcp.try_build().map_err(|e| e.to_string())?;
+    Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp))
 }

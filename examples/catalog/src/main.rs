@@ -34,6 +34,12 @@ struct Options {
     /// repeatable [default: callbacks are off]
     #[arg(long = "callback-allow", value_name = "URL")]
     callback_allow: Vec<String>,
+    /// Settings of the MCP endpoint (server identity, registry listing,
+    /// instructions, session TTL, limits, hosts, CORS, cache hints) from
+    /// this TOML, YAML or JSON file; `MCP_*` environment variables override
+    /// it (`MCP_SESSION_TTL=30m`, `MCP_GROUPS__MCP__INSTRUCTIONS=...`)
+    #[arg(long, value_name = "FILE", env = "CATALOG_CONFIG")]
+    config: Option<std::path::PathBuf>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -62,8 +68,15 @@ fn main() -> std::process::ExitCode {
         };
         let callbacks =
             rpc::jsonrpc::Callbacks::allow(&options.callback_allow).map_err(|e| format!("--callback-allow: {e}"))?;
-        let setup =
-            catalog::Setup { security, public_url: options.public_url.clone(), translations, shared, callbacks };
+        let settings = mcp::settings::Settings::load(options.config.as_deref()).map_err(|e| e.to_string())?;
+        let setup = catalog::Setup {
+            security,
+            public_url: options.public_url.clone(),
+            translations,
+            shared,
+            callbacks,
+            settings: Some(settings),
+        };
         catalog::app_configured(cli.env, setup)
     })
 }

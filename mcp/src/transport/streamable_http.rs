@@ -10,7 +10,8 @@
 //!
 //! Before either: `Host`/`Origin` outside the allowed names get 403; a group
 //! whose method names are not valid tool names gets 500 on every request;
-//! a path without a version of the group gets 404.
+//! a path without a version of the group gets 404. `server.json` and the
+//! client manifests below a version are [`documents`](crate::documents).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -59,6 +60,9 @@ impl McpEndpoint {
             let message = if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };
             let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
+        }
+        if let Some((version, document)) = crate::documents::document_path(request.uri().path()) {
+            return crate::documents::serve(inner, version, document, request).await;
         }
         let group = Some(inner.group.as_str());
         let served = version_from_path(request.uri().path())

@@ -99,6 +99,15 @@ impl Access {
 pub trait AccessPolicy: Send + Sync + 'static {
     /// The decision for `request`.
     fn check<'a>(&'a self, request: &'a AccessRequest<'a>) -> MaybeReady<'a, Access>;
+
+    /// The header a client must send its credential in to call the API,
+    /// when the policy asks for one (`Ufo-RPC-Token`, `Authorization`):
+    /// documents that tell clients how to connect (the MCP Registry's
+    /// `server.json`, client manifests) name it, with a placeholder value.
+    /// `None` (the default): the API needs no header.
+    fn credential_header(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Decides whether a group and version is served at all; `false` makes

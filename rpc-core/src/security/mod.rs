@@ -173,6 +173,12 @@ impl Security {
         self.inner.access.is_some()
     }
 
+    /// The header API clients must send a credential in, if the access
+    /// policy asks for one (see [`AccessPolicy::credential_header`]).
+    pub fn credential_header(&self) -> Option<&str> {
+        self.inner.access.as_deref().and_then(|policy| policy.credential_header())
+    }
+
     /// Steps 3 and 4 around an endpoint's handler: a CORS preflight is
     /// answered (by the CORS layer, or with `204` and `Allow` when CORS is
     /// off) without asking the access policy; any other request runs

@@ -199,6 +199,10 @@ impl AccessPolicy for TokenPolicy {
         }
         MaybeReady::ready(self.decide(request.headers))
     }
+
+    fn credential_header(&self) -> Option<&str> {
+        self.protect_api.then_some(self.spelling.as_str())
+    }
 }
 
 fn digest(bytes: &[u8]) -> [u8; 32] {
