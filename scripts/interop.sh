@@ -7,7 +7,7 @@
 #      auto (discovers 2026-07-28) and pinned 2026-07-28,
 #   4. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
-#      with --protocol-era legacy and modern,
+#      without --protocol-era and with legacy and modern,
 #   5. runs the official conformance suite (@modelcontextprotocol/conformance)
 #      against the conformance server's /mcp: 0.1.16 (handshake era), judged
 #      against scripts/interop/conformance-expected-failures.yml, and
@@ -168,7 +168,8 @@ for mode in legacy 2026-07-28; do
     --token "wrong-$INTEROP_TOKEN" --expect-refusal || python_status=$?
 done
 
-for era in legacy modern; do
+# `default`: no --protocol-era, as a user runs it.
+for era in default legacy modern; do
   log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) against the catalog"
   timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$catalog_url/mcp/v1" --era "$era" ||
     inspector_status=$?

@@ -275,12 +275,15 @@ pub fn tool_json(
             }
         }
     }
+    rpc::schema::single_types(&mut input);
     obj.insert("inputSchema".into(), input);
     if version.has_structured_output()
         && tool.has_output_schema()
         && let Some(output) = &method.schemas().output
     {
-        obj.insert("outputSchema".into(), output.clone());
+        let mut output = output.clone();
+        rpc::schema::single_types(&mut output);
+        obj.insert("outputSchema".into(), output);
     }
     if version.has_tool_annotations() {
         let hints = d.tool;

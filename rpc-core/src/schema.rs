@@ -262,6 +262,52 @@ pub fn standard_formats(schema: &mut Value) {
     });
 }
 
+/// Keywords that describe a schema as a whole and stay beside the `anyOf`
+/// that [`single_types`] writes.
+const ANNOTATIONS: &[&str] =
+    &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment", "$id", "$schema"];
+
+/// Rewrites `"type": ["string", "null"]` (schemars' `Option<T>`) as
+/// `"anyOf": [{"type": "string", ...}, {"type": "null"}]`: the same values,
+/// in a form clients that map tool schemas onto a single-`type` dialect
+/// (Gemini's function declarations) accept, and that the MCP Inspector does
+/// not warn about. Keywords about the value move into the typed branches;
+/// annotations (`description`, `default`, ...), `enum`, `const` and
+/// extension keywords (`x-...`) stay beside the `anyOf`. A schema that
+/// already combines subschemas (`anyOf`, `oneOf`, `allOf`, `not`, `if`)
+/// is left as it is.
+pub fn single_types(schema: &mut Value) {
+    visit_schemas(schema, &mut |map| {
+        let Some(Value::Array(types)) = map.get("type") else { return };
+        let combined = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| map.contains_key(*k));
+        if combined || types.len() < 2 || !types.iter().all(Value::is_string) {
+            return;
+        }
+        let Some(Value::Array(types)) = map.remove("type") else { return };
+        let kept = |key: &str| ANNOTATIONS.contains(&key) || key == "enum" || key == "const" || key.starts_with("x-");
+        let moved: Vec<String> = map.keys().filter(|k| !kept(k)).cloned().collect();
+        let mut value_keywords = Map::new();
+        for key in moved {
+            if let Some(v) = map.remove(&key) {
+                value_keywords.insert(key, v);
+            }
+        }
+        let branches = types
+            .into_iter()
+            .map(|t| {
+                let mut branch = Map::new();
+                let is_null = t == "null";
+                branch.insert("type".into(), t);
+                if !is_null {
+                    branch.extend(value_keywords.clone());
+                }
+                Value::Object(branch)
+            })
+            .collect();
+        map.insert("anyOf".into(), Value::Array(branches));
+    });
+}
+
 /// Whether a result schema accepts anything (an untyped JSON value) or only
 /// `null` (a unit result): such results get no output schema.
 fn is_untyped(schema: &Value) -> bool {
@@ -316,6 +362,44 @@ pub(crate) fn decode_pointer_token(token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nullable_types_become_any_of() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "until": {"type": ["string", "null"], "format": "date", "description": "Last day", "default": null},
+                "tags": {"type": ["array", "null"], "items": {"type": ["integer", "null"], "minimum": 0}},
+                "kind": {"type": ["string", "null"], "enum": ["a", null]},
+                "plain": {"type": "string"},
+                "mixed": {"anyOf": [{"type": "string"}], "type": ["string", "null"]}
+            }
+        });
+        single_types(&mut schema);
+        let p = &schema["properties"];
+        assert_eq!(
+            p["until"],
+            json!({"description": "Last day", "default": null,
+                   "anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]})
+        );
+        assert_eq!(
+            p["tags"],
+            json!({"anyOf": [{"type": "array", "items": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}},
+                             {"type": "null"}]})
+        );
+        assert_eq!(p["kind"], json!({"enum": ["a", null], "anyOf": [{"type": "string"}, {"type": "null"}]}));
+        assert_eq!(p["plain"], json!({"type": "string"}));
+        assert_eq!(p["mixed"]["type"], json!(["string", "null"]), "combined schemas are left alone");
+        // The same values validate before and after.
+        let before = json!({"type": ["string", "null"], "format": "date", "minLength": 10});
+        let mut after = before.clone();
+        single_types(&mut after);
+        for value in [json!(null), json!("2026-12-01"), json!("x"), json!(5)] {
+            let v1 = jsonschema::options().should_validate_formats(true).build(&before).unwrap().is_valid(&value);
+            let v2 = jsonschema::options().should_validate_formats(true).build(&after).unwrap().is_valid(&value);
+            assert_eq!(v1, v2, "{value}");
+        }
+    }
 
     #[test]
     fn bounds_and_formats_touch_schemas_only() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interop check: the MCP Inspector's CLI mode against the catalog example.
 
-    inspector_cli.py --inspector PATH/TO/mcp-inspector --url http://127.0.0.1:PORT/mcp/v1 [--era legacy|modern]
+    inspector_cli.py --inspector PATH/TO/mcp-inspector --url http://127.0.0.1:PORT/mcp/v1 [--era default|legacy|modern]
 
 Runs `mcp-inspector --cli URL --transport http --protocol-era ERA --method
 tools/list --strict`, then `--method tools/call` on several tools, and checks
@@ -30,7 +30,8 @@ def run(inspector: str, url: str, *args: str, tool_error: bool = False) -> tuple
     """The parsed stdout (for a tool error: the error the CLI prints on
     stderr), the remaining stderr text, and problems running the command."""
     headers = [part for header in HEADERS for part in ("--header", header)]
-    command = [inspector, "--cli", url, "--transport", "http", "--protocol-era", ERA, *headers, *args]
+    era = [] if ERA == "default" else ["--protocol-era", ERA]
+    command = [inspector, "--cli", url, "--transport", "http", *era, *headers, *args]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -59,7 +60,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--inspector", required=True)
     parser.add_argument("--url", required=True)
-    parser.add_argument("--era", default="legacy", choices=["legacy", "modern"])
+    parser.add_argument("--era", default="legacy", choices=["default", "legacy", "modern"])
     parser.add_argument("--header", action="append", default=[],
                         help='an HTTP header for every request, "Name: Value" (repeatable)')
     args = parser.parse_args()
