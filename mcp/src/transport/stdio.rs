@@ -792,6 +792,15 @@ mod tests {
         assert_eq!(seen, ["{\"a\":1}", "", "<too long>", "short", "last"]);
     }
 
+    #[tokio::test]
+    async fn ten_megabytes_without_a_line_end_are_skipped_not_held() {
+        let input = vec![b'x'; 10 << 20];
+        let mut lines = Lines::new(input.as_slice(), 4096);
+        assert!(matches!(lines.next().await.unwrap(), Some(Line::TooLong)));
+        assert!(lines.line.capacity() <= 4096, "the partial line is released");
+        assert!(lines.next().await.unwrap().is_none(), "the rest is skipped up to the end of input");
+    }
+
     #[test]
     fn events_become_lines() {
         let mut events = Events::default();
