@@ -276,17 +276,20 @@ impl JsonRpcService {
         }
         let scope = inner.scope.as_deref();
         let available = |v: &u32| inner.docs.contains_key(v) && inner.security.is_available(scope, *v);
+        let known =
+            || inner.docs.keys().filter(|v| available(v)).map(|v| format!("v{v}")).collect::<Vec<_>>().join(", ");
         let Some((version, document)) = version_and_document(request.uri().path()).filter(|(v, _)| available(v)) else {
-            let known: Vec<String> = inner.docs.keys().filter(|v| available(v)).map(|v| format!("v{v}")).collect();
-            let error =
-                RpcError::invalid_request(format!("no API version at this path (available: {})", known.join(", ")));
+            let error = RpcError::invalid_request(format!("no API version at this path (available: {})", known()));
             return json_response(StatusCode::NOT_FOUND, error_body(None, &error, env));
         };
         let document = match document {
             "" => Document::Endpoint,
             "postman" => Document::Postman,
             _ => {
-                let error = RpcError::invalid_request("no such document (below a version there is only `postman`)");
+                let error = RpcError::invalid_request(format!(
+                    "no API version or document at this path (available: {}; below each version: postman)",
+                    known()
+                ));
                 return json_response(StatusCode::NOT_FOUND, error_body(None, &error, env));
             }
         };
