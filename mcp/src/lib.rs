@@ -35,6 +35,7 @@ pub mod call;
 pub mod changes;
 pub mod config;
 pub mod content;
+mod docs_page;
 pub mod documents;
 pub mod endpoint;
 mod notify;
