@@ -4,7 +4,9 @@
 #   2. starts each on a free loopback port,
 #   3. runs scripts/interop/python_client.py (official Python SDK, mcp==2.3.0)
 #      against the catalog's /mcp/v1 in each of its modes: legacy (handshake),
-#      auto (discovers 2026-07-28) and pinned 2026-07-28,
+#      auto (discovers 2026-07-28) and pinned 2026-07-28, then
+#      scripts/interop/python_stdio.py: the same checks with the SDK starting
+#      `catalog --stdio` itself (StdioServerParameters), in the same modes,
 #   4. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
 #      without --protocol-era and with legacy and modern,
@@ -149,6 +151,9 @@ for mode in legacy auto 2026-07-28; do
   timeout 180 "$venv/bin/python" "$here/python_client.py" --url "$catalog_url/mcp/v1" --mode "$mode" ||
     python_status=$?
 done
+
+log "official Python SDK (mcp 2.3.0, modes legacy, auto, 2026-07-28) starting the catalog with --stdio"
+timeout 300 "$venv/bin/python" "$here/python_stdio.py" --catalog "$bin/catalog" || python_status=$?
 
 # ---------------------------------------------------------------- MCP Inspector CLI
 inspector_status=0

@@ -1,7 +1,7 @@
 //! MCP (Model Context Protocol) tools from `rpc` services.
 //!
 //! Every method of an API group is a tool: [`McpEndpoint`] serves the
-//! group's methods over Streamable HTTP, running each `tools/call` through
+//! group's methods over Streamable HTTP (and over stdio, [`stdio`]), running each `tools/call` through
 //! the same [`rpc::Executor`] as the JSON-RPC endpoint. Annotate methods with
 //! [`#[mcp_tool]`](mcp_tool) to add tool hints; return [`Content`] to send
 //! MCP content blocks instead of a JSON value.
@@ -35,6 +35,7 @@ pub mod call;
 pub mod changes;
 pub mod config;
 pub mod content;
+mod docs_page;
 pub mod documents;
 pub mod endpoint;
 mod notify;
@@ -59,3 +60,5 @@ pub use rpc_macros::mcp_tool;
 /// `#[mcp::rpc::service]`, `mcp::rpc::Registry`, ...
 pub use rpc;
 pub use session::{ClientInfo, InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};
+/// The stdio transport: `mcp::stdio::serve(endpoint, 1, tokio::io::stdin(), tokio::io::stdout())`.
+pub use transport::stdio;

@@ -135,6 +135,11 @@ impl GroupTools {
         self.versions.get(&version)
     }
 
+    /// The API versions that have tools, in order.
+    pub fn versions(&self) -> impl Iterator<Item = u32> + '_ {
+        self.versions.keys().copied()
+    }
+
     /// Why the group cannot be served, if it cannot.
     pub fn broken(&self) -> Option<&str> {
         self.broken.as_deref()

@@ -45,6 +45,7 @@ extern crate self as rpc;
 pub mod clock;
 pub mod context;
 pub mod descriptor;
+pub mod docs;
 pub mod error;
 pub mod events;
 pub mod executor;

@@ -87,13 +87,16 @@ def server_for(url: str, token: str | None, language: str | None = None) -> Any:
     return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
 
 
-async def run(url: str, mode: str, checker: Checker, token: str | None = None, language: str | None = None) -> None:
+async def run(url: str, mode: str, checker: Checker, token: str | None = None, language: str | None = None,
+              server: Any = None) -> None:
+    """The checks against `url`, or against `server` when given (e.g. StdioServerParameters)."""
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
         logs.append(params)
 
-    server = server_for(url, token, language)
+    if server is None:
+        server = server_for(url, token, language)
     async with Client(server, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log) as client:
         info = client.server_info
         print(f"connected ({mode}): protocol {client.protocol_version}, server {info.name if info else '?'} "

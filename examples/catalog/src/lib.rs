@@ -1,6 +1,6 @@
 //! The catalog example: a product catalog served over JSON-RPC at `/rpc`
 //! (`/rpc/v2` for version 2) and, for the `mcp` group, over MCP at
-//! `/mcp/v1` and `/mcp/v2`.
+//! `/mcp/v1` and `/mcp/v2`; or over stdio ([`stdio_endpoint`]).
 
 pub mod activity;
 pub mod services;
@@ -111,6 +111,12 @@ pub fn translations_dir() -> std::path::PathBuf {
 /// The application as `setup` says; translations are checked against the
 /// registry (warnings are logged, a reserved group name is an error).
 pub fn app_configured(env: Environment, setup: Setup) -> Result<Router, String> {
+    let (executor, translations) = configured_executor(env, &setup)?;
+    router(executor, setup, translations)
+}
+
+/// The executor and translations `setup` asks for (translations checked).
+fn configured_executor(env: Environment, setup: &Setup) -> Result<(Executor, Arc<Translations>), String> {
     let mut executor = executor(env).map_err(|e| e.to_string())?;
     let translations = setup.translations.clone().unwrap_or_else(|| Arc::new(Translations::none()));
     if translations.is_configured() {
@@ -119,7 +125,7 @@ pub fn app_configured(env: Environment, setup: Setup) -> Result<Router, String> 
     if let Some(shared) = &setup.shared {
         executor = executor.with_stores(shared.stores.clone());
     }
-    router(executor, setup, translations)
+    Ok((executor, translations))
 }
 
 /// The catalog's listing in the MCP Registry (`/mcp/v1/server.json`).
@@ -138,6 +144,20 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
     if let Some(base) = public_url.clone() {
         rpc = rpc.public_url(base);
     }
+    let mcp = mcp_endpoint(executor, security, shared, translations, public_url, settings.as_ref())?;
+    Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp))
+}
+
+/// The MCP endpoint of the `mcp` group: the catalog's identity and registry
+/// listing, then `settings` (group `mcp` over the bundle-wide ones), checked.
+fn mcp_endpoint(
+    executor: Executor,
+    security: Security,
+    shared: Option<Shared>,
+    translations: Arc<Translations>,
+    public_url: Option<PublicUrl>,
+    settings: Option<&mcp::settings::Settings>,
+) -> Result<McpEndpoint, String> {
     let mut mcp = McpEndpoint::builder::<Mcp>(executor);
     if let Some(shared) = shared {
         mcp = mcp.session_store(shared.sessions);
@@ -162,9 +182,18 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
     if let Some(base) = public_url {
         mcp = mcp.public_url(base);
     }
-    if let Some(settings) = &settings {
+    if let Some(settings) = settings {
         mcp = mcp.settings(&settings.group(<Mcp as rpc::ApiGroup>::NAME)).map_err(|e| e.to_string())?;
     }
-    let mcp = mcp.try_build().map_err(|e| e.to_string())?;
-    Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp))
+    mcp.try_build().map_err(|e| e.to_string())
+}
+
+/// The catalog's MCP endpoint alone, for the stdio transport
+/// ([`mcp::stdio`]): the same executor set-up as [`app_configured`], but
+/// `setup.security` is not used. Over stdio there is no token to check (the
+/// client started the process, and has its access already) and no HTTP
+/// host: the endpoint gets a [`Security`] without an access policy.
+pub fn stdio_endpoint(env: Environment, setup: Setup) -> Result<McpEndpoint, String> {
+    let (executor, translations) = configured_executor(env, &setup)?;
+    mcp_endpoint(executor, Security::new(), setup.shared, translations, None, setup.settings.as_ref())
 }

@@ -1,8 +1,11 @@
-//! `cargo run -p catalog -- [--listen HOST:PORT] [--env dev|test|prod] [--token TOKEN ...] [--public-url URL]`
-//! (`--help` lists every option).
+//! `cargo run -p catalog -- [--listen HOST:PORT] [--env dev|test|prod] [--token TOKEN ...] [--public-url URL]`,
+//! or `cargo run -p catalog -- --stdio [--stdio-version N]` for MCP on
+//! stdin/stdout (`--help` lists every option).
+
+use std::process::ExitCode;
 
 use clap::Args;
-use rpc::server::cli::Program;
+use rpc::server::cli::{Cli, Program};
 
 /// The catalog's own options.
 #[derive(Debug, Args)]
@@ -40,43 +43,100 @@ struct Options {
     /// it (`MCP_SESSION_TTL=30m`, `MCP_GROUPS__MCP__INSTRUCTIONS=...`)
     #[arg(long, value_name = "FILE", env = "CATALOG_CONFIG")]
     config: Option<std::path::PathBuf>,
+    /// Serve MCP (the `mcp` group) on stdin/stdout instead of HTTP:
+    /// newline-delimited JSON-RPC, logs on stderr, exit at the end of stdin.
+    /// For clients that start the server as a command; no HTTP listener, no
+    /// token check (the client started the process)
+    #[arg(long, conflicts_with_all = ["listen", "public_url", "token_file", "protect_docs", "allow_hosts", "cors_origins"])]
+    stdio: bool,
+    /// The API version served over stdio (what /mcp/vN serves over HTTP)
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "stdio",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    stdio_version: u32,
 }
 
-fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:8080")
-        .about("The catalog example: JSON-RPC at /rpc, MCP at /mcp/v1 and /mcp/v2");
-    rpc::server::cli::main::<Options, _>(program, async |cli, security| {
-        let options = &cli.app;
-        let translations = if options.no_translations {
-            None
-        } else {
-            let dir = options.translations.clone().unwrap_or_else(catalog::translations_dir);
-            let loaded = rpc::Translations::load(&dir)
-                .and_then(|t| t.with_default_language(&options.default_language))
-                .map_err(|e| format!("translations: {e}"))?;
-            Some(std::sync::Arc::new(loaded))
-        };
-        let shared = match &options.redis_url {
-            Some(url) => {
-                let shared = catalog::Shared::redis(url, &options.redis_prefix)
-                    .await
-                    .map_err(|e| format!("--redis-url: {e}"))?;
-                tracing::info!(prefix = %options.redis_prefix, "cache, locks and sessions in Redis");
-                Some(shared)
-            }
-            None => None,
-        };
-        let callbacks =
-            rpc::jsonrpc::Callbacks::allow(&options.callback_allow).map_err(|e| format!("--callback-allow: {e}"))?;
-        let settings = mcp::settings::Settings::load(options.config.as_deref()).map_err(|e| e.to_string())?;
-        let setup = catalog::Setup {
-            security,
-            public_url: options.public_url.clone(),
-            translations,
-            shared,
-            callbacks,
-            settings: Some(settings),
-        };
+        .about("The catalog example: JSON-RPC at /rpc, MCP at /mcp/v1 and /mcp/v2 (or MCP on stdio: --stdio)");
+    let cli = rpc::server::cli::parse::<Options>(&program);
+    if cli.app.stdio {
+        return stdio(&cli);
+    }
+    rpc::server::cli::main_parsed(program, cli, async |cli, security| {
+        let setup = setup(cli, security).await?;
         catalog::app_configured(cli.env, setup)
     })
+}
+
+/// The application's set-up from the command line.
+async fn setup(cli: &Cli<Options>, security: rpc::Security) -> Result<catalog::Setup, String> {
+    let options = &cli.app;
+    let translations = if options.no_translations {
+        None
+    } else {
+        let dir = options.translations.clone().unwrap_or_else(catalog::translations_dir);
+        let loaded = rpc::Translations::load(&dir)
+            .and_then(|t| t.with_default_language(&options.default_language))
+            .map_err(|e| format!("translations: {e}"))?;
+        Some(std::sync::Arc::new(loaded))
+    };
+    let shared = match &options.redis_url {
+        Some(url) => {
+            let shared =
+                catalog::Shared::redis(url, &options.redis_prefix).await.map_err(|e| format!("--redis-url: {e}"))?;
+            tracing::info!(prefix = %options.redis_prefix, "cache, locks and sessions in Redis");
+            Some(shared)
+        }
+        None => None,
+    };
+    let callbacks =
+        rpc::jsonrpc::Callbacks::allow(&options.callback_allow).map_err(|e| format!("--callback-allow: {e}"))?;
+    let settings = mcp::settings::Settings::load(options.config.as_deref()).map_err(|e| e.to_string())?;
+    Ok(catalog::Setup {
+        security,
+        public_url: options.public_url.clone(),
+        translations,
+        shared,
+        callbacks,
+        settings: Some(settings),
+    })
+}
+
+/// `--stdio`: MCP on stdin/stdout until stdin ends. Only MCP messages go
+/// to stdout; logs go to stderr.
+fn stdio(cli: &Cli<Options>) -> ExitCode {
+    rpc::server::cli::init_logging();
+    tracing::info!(env = ?cli.env, "starting {} {} on stdio", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+    if !cli.security.tokens.is_empty() {
+        tracing::warn!("--token / RPC_TOKENS apply to HTTP only: stdio has no token check");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let version = cli.app.stdio_version;
+    let served = runtime.block_on(async {
+        let setup = setup(cli, rpc::Security::new()).await?;
+        let endpoint = catalog::stdio_endpoint(cli.env, setup)?;
+        tracing::info!(version, "serving MCP (group `mcp`) on stdin/stdout");
+        mcp::stdio::serve(endpoint, version, tokio::io::stdin(), tokio::io::stdout())
+            .await
+            .map_err(|e| format!("stdio: {e}"))
+    });
+    // A read of stdin may still be pending (when stdout failed first): it
+    // cannot be cancelled, so the runtime is not waited for.
+    runtime.shutdown_background();
+    match served {
+        Ok(()) => {
+            tracing::info!("stdin closed; exiting");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -6,7 +6,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use std::borrow::Cow;
 
-use http::{HeaderMap, HeaderName};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
 use crate::protocol::{METHOD_HEADER, NAME_HEADER, PARAM_HEADER_PREFIX, PROTOCOL_VERSION_HEADER};
@@ -27,6 +27,20 @@ pub(crate) fn decode(raw: &[u8]) -> Option<Cow<'_, str>> {
     text.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)).then_some(Cow::Borrowed(text))
 }
 
+/// Encodes `text` as a header value: plain when it is visible ASCII without
+/// surrounding whitespace, else the `=?base64?...?=` sentinel ([`decode`]
+/// reverses it). Used where a transport without headers (stdio) fills in
+/// the mirrored headers from the body.
+pub(crate) fn encode(text: &str) -> Option<HeaderValue> {
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && text.trim() == text
+        && !(text.starts_with("=?base64?") && text.ends_with("?="));
+    if plain {
+        return HeaderValue::from_str(text).ok();
+    }
+    HeaderValue::from_str(&format!("=?base64?{}?=", STANDARD.encode(text))).ok()
+}
+
 /// The first routing header that appears more than once.
 pub(crate) fn duplicated(headers: &HeaderMap) -> Option<HeaderName> {
     [PROTOCOL_VERSION_HEADER, METHOD_HEADER, NAME_HEADER]
@@ -43,7 +57,7 @@ pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Op
 }
 
 /// How a body value is written into a header.
-fn render(value: &Value) -> Option<String> {
+pub(crate) fn render(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
@@ -126,6 +140,11 @@ mod tests {
         assert_eq!(decode(b"=?base64?not base64?="), None);
         assert_eq!(decode(b"=?base64?SGVsbG9=?="), None, "non-canonical padding");
         assert_eq!(decode("caf\u{e9}".as_bytes()), None, "raw non-ASCII is not a header value");
+        for text in ["us-west1", "Hello, 世界", "=?base64?literal?=", " padded ", "line\nbreak", ""] {
+            let encoded = encode(text).unwrap();
+            assert_eq!(decode(encoded.as_bytes()).as_deref(), Some(text), "{text:?} round-trips");
+        }
+        assert_eq!(encode("us-west1").unwrap(), "us-west1", "plain ASCII stays plain");
     }
 
     #[test]

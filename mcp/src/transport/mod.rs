@@ -1,4 +1,4 @@
-//! HTTP transports.
+//! Transports: Streamable HTTP, and stdio on top of it.
 
 use std::sync::Arc;
 
@@ -30,4 +30,5 @@ pub mod negotiate;
 mod reply;
 mod sse;
 mod stateless;
+pub mod stdio;
 pub mod streamable_http;

@@ -74,7 +74,9 @@ impl McpEndpoint {
         };
         let eras = inner.config.eras;
         let allow = if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" };
-        let target = Target::new(group, version, Resource::Api, allow);
+        // A browser asking for the endpoint gets its page, a document.
+        let page = request.method() == HttpMethod::GET && crate::docs_page::wants_page(request.headers());
+        let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
         inner
             .security
             .guard(request, target, |request, identity| async move {
@@ -82,6 +84,7 @@ impl McpEndpoint {
                 let language = translations.negotiate(request.headers());
                 let caller = Caller { identity, language };
                 let mut response = match *request.method() {
+                    HttpMethod::GET if page => crate::docs_page::response(self, version, &request, language),
                     HttpMethod::POST => self.post(version, tools, request, caller).await,
                     HttpMethod::DELETE if eras.handshake() => {
                         handshake::delete(inner, tools.endpoint(), request.headers(), &caller).await

@@ -1,7 +1,9 @@
 //! The JSON-RPC 2.0 HTTP endpoint as a `tower::Service`.
 //!
 //! Mounted at a prefix (e.g. `/rpc`), it serves `POST` (calls) and `GET`
-//! (the OpenRPC document) on `""` (version 1) and `/v{N}`.
+//! (the OpenRPC document; the HTML page of [`docs`](crate::docs) when
+//! `Accept` prefers `text/html`) on `""` (version 1) and `/v{N}`, and the
+//! Postman collection at `/postman` and `/v{N}/postman`.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -30,7 +32,7 @@ use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
-use crate::server::route::{PublicUrl, original_uri, public_url, version_from_path};
+use crate::server::route::{PublicUrl, mount_path, original_path, original_uri, public_url, version_and_document};
 
 /// Default request body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -39,6 +41,17 @@ pub const DEFAULT_MAX_BATCH: usize = 100;
 
 /// The methods the endpoint answers.
 const ALLOW: &str = "GET, HEAD, POST, OPTIONS";
+/// The methods a document below the endpoint answers.
+const ALLOW_DOCUMENT: &str = "GET, HEAD, OPTIONS";
+
+/// What a path below the endpoint names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Document {
+    /// The endpoint itself: calls, the OpenRPC document, the HTML page.
+    Endpoint,
+    /// The Postman collection.
+    Postman,
+}
 
 /// Configures a [`JsonRpcService`].
 #[derive(Debug)]
@@ -263,31 +276,107 @@ impl JsonRpcService {
         }
         let scope = inner.scope.as_deref();
         let available = |v: &u32| inner.docs.contains_key(v) && inner.security.is_available(scope, *v);
-        let Some(version) = version_from_path(request.uri().path()).filter(available) else {
-            let known: Vec<String> = inner.docs.keys().filter(|v| available(v)).map(|v| format!("v{v}")).collect();
-            let error =
-                RpcError::invalid_request(format!("no API version at this path (available: {})", known.join(", ")));
+        let known =
+            || inner.docs.keys().filter(|v| available(v)).map(|v| format!("v{v}")).collect::<Vec<_>>().join(", ");
+        let Some((version, document)) = version_and_document(request.uri().path()).filter(|(v, _)| available(v)) else {
+            let error = RpcError::invalid_request(format!("no API version at this path (available: {})", known()));
             return json_response(StatusCode::NOT_FOUND, error_body(None, &error, env));
         };
-        let resource = match *request.method() {
-            HttpMethod::GET | HttpMethod::HEAD => Resource::Docs,
-            _ => Resource::Api,
+        let document = match document {
+            "" => Document::Endpoint,
+            "postman" => Document::Postman,
+            _ => {
+                let error = RpcError::invalid_request(format!(
+                    "no API version or document at this path (available: {}; below each version: postman)",
+                    known()
+                ));
+                return json_response(StatusCode::NOT_FOUND, error_body(None, &error, env));
+            }
         };
-        let target = Target::new(scope, version, resource, ALLOW);
+        let (resource, allow) = match (document, request.method()) {
+            (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => (Resource::Docs, ALLOW),
+            (Document::Endpoint, _) => (Resource::Api, ALLOW),
+            (Document::Postman, _) => (Resource::Docs, ALLOW_DOCUMENT),
+        };
+        let target = Target::new(scope, version, resource, allow);
         inner
             .security
             .guard(request, target, |request, identity| async move {
-                match *request.method() {
-                    HttpMethod::POST => self.post(version, request, identity).await,
-                    HttpMethod::GET | HttpMethod::HEAD => self.openrpc(version, &request),
+                match (document, request.method()) {
+                    (Document::Endpoint, &HttpMethod::POST) => self.post(version, request, identity).await,
+                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => {
+                        if crate::docs::prefers_html(request.headers()) {
+                            self.page(version, &request)
+                        } else {
+                            self.openrpc(version, &request)
+                        }
+                    }
+                    (Document::Postman, &HttpMethod::GET | &HttpMethod::HEAD) => self.postman(version, &request),
                     _ => {
                         let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
-                        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+                        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
                         response
                     }
                 }
             })
             .await
+    }
+
+    /// The versions this endpoint serves now (the availability checker asked).
+    fn available_versions(&self) -> Vec<u32> {
+        let inner = &self.inner;
+        let scope = inner.scope.as_deref();
+        inner.docs.keys().copied().filter(|v| inner.security.is_available(scope, *v)).collect()
+    }
+
+    /// The HTML page of `version`, in the negotiated language.
+    fn page<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
+        let inner = &self.inner;
+        let translations = &inner.translations;
+        let language = translations.negotiate(request.headers());
+        let Some(doc) = inner.docs.get(&version).and_then(|docs| docs.get(language.index())) else {
+            return status_response(StatusCode::NOT_FOUND);
+        };
+        let context = crate::docs::PageContext {
+            endpoint: public_url(request, inner.public_url.as_ref()),
+            mount: mount_path(original_path(request), request.uri().path()),
+            version,
+            versions: self.available_versions(),
+            protected: inner.security.has_access_policy(),
+            language: translations.tag(language),
+        };
+        let mut response = crate::docs::page::response(&crate::docs::jsonrpc_page(doc, context));
+        translations.mark_response(response.headers_mut(), language);
+        response
+    }
+
+    /// The Postman collection of `version`, in the negotiated language.
+    fn postman<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
+        let inner = &self.inner;
+        let translations = &inner.translations;
+        let language = translations.negotiate(request.headers());
+        let Some(doc) = inner.docs.get(&version).and_then(|docs| docs.get(language.index())) else {
+            return status_response(StatusCode::NOT_FOUND);
+        };
+        let original = original_path(request);
+        let url = public_url(request, inner.public_url.as_ref());
+        let base_url = url.strip_suffix(original).unwrap_or("");
+        let path = format!("{}/v{version}", mount_path(original, request.uri().path()));
+        let target =
+            crate::docs::postman::Target { base_url, path: &path, protected: inner.security.has_access_policy() };
+        let collection = crate::docs::postman::collection(doc, target);
+        let mut response = json_response(StatusCode::OK, serde_json::to_vec_pretty(&collection).unwrap_or_default());
+        let file: String = crate::docs::postman::collection_name(doc)
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
+            .collect();
+        let disposition = format!("attachment; filename=\"{file}.postman_collection.json\"");
+        if let Ok(value) = HeaderValue::from_str(&disposition) {
+            response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
+        }
+        response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        translations.mark_response(response.headers_mut(), language);
+        response
     }
 
     fn openrpc<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
@@ -300,6 +389,8 @@ impl JsonRpcService {
         let mut doc = doc.clone();
         doc["servers"][0]["url"] = Value::String(public_url(request, inner.public_url.as_ref()));
         let mut response = json_response(StatusCode::OK, serde_json::to_vec(&doc).unwrap_or_default());
+        // The same URL serves the HTML page to browsers.
+        response.headers_mut().append(header::VARY, HeaderValue::from_static("accept"));
         translations.mark_response(response.headers_mut(), language);
         response
     }

@@ -188,16 +188,43 @@ pub fn main<A: Args, E: std::fmt::Display>(
     program: Program,
     app: impl AsyncFnOnce(&Cli<A>, Security) -> Result<Router, E>,
 ) -> ExitCode {
+    let cli = parse::<A>(&program);
+    main_parsed(program, cli, app)
+}
+
+/// Parses the command line as [`main`] does: `--help`, `--version` and
+/// invalid arguments print their message and exit the process. For a
+/// binary that decides by its own options whether to serve HTTP (then
+/// [`main_parsed`]) or not.
+pub fn parse<A: Args>(program: &Program) -> Cli<A> {
     let mut command = Cli::<A>::command().name(program.name).version(program.version);
     if let Some(about) = program.about {
         command = command.about(about);
     }
     let help = format!("Address to listen on (port 0 picks a free port) [default: {}]", program.default_listen);
     command = command.mut_arg("listen", |arg| arg.help(help));
-    let cli = match command.try_get_matches().and_then(|m| Cli::<A>::from_arg_matches(&m)) {
+    match command.try_get_matches().and_then(|m| Cli::<A>::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
-    };
+    }
+}
+
+/// Logs to stderr as [`main`] does (`RUST_LOG`, default `info`); stdout
+/// stays free. Does nothing when a subscriber is already set.
+pub fn init_logging() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// [`main`] with the command line already [`parse`]d.
+pub fn main_parsed<A: Args, E: std::fmt::Display>(
+    program: Program,
+    cli: Cli<A>,
+    app: impl AsyncFnOnce(&Cli<A>, Security) -> Result<Router, E>,
+) -> ExitCode {
     let listen = match cli.listen.map_or_else(|| program.default_listen.parse(), Ok) {
         Ok(listen) => listen,
         Err(e) => {
@@ -205,11 +232,7 @@ pub fn main<A: Args, E: std::fmt::Display>(
             return ExitCode::FAILURE;
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    init_logging();
     tracing::info!(env = ?cli.env, "starting {} {}", program.name, program.version);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,

@@ -27,6 +27,34 @@ pub fn version_from_path(path: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// Splits the path below an endpoint's mount point into the API version
+/// and the name of a document below it: `"/v2"` is `(2, "")`, `"/postman"`
+/// is `(1, "postman")`, `"/v2/postman"` is `(2, "postman")`. The name is
+/// one segment of `a-z 0-9 . _ -`; `None` for anything else (the version
+/// part is read by [`version_from_path`], which stays strict).
+pub fn version_and_document(path: &str) -> Option<(u32, &str)> {
+    if let Some(version) = version_from_path(path) {
+        return Some((version, ""));
+    }
+    let rest = path.strip_suffix('/').unwrap_or(path);
+    let (prefix, name) = rest.rsplit_once('/')?;
+    let valid = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-');
+    if name.is_empty() || name.len() > 64 || !name.bytes().all(valid) || name.starts_with('.') {
+        return None;
+    }
+    let version = if prefix.is_empty() { 1 } else { version_from_path(prefix).filter(|_| prefix != "/")? };
+    Some((version, name))
+}
+
+/// The path an endpoint is mounted at, from the path the client asked for
+/// (`original`) and the path below the mount point (`inner`): `/rpc` for
+/// `/rpc/v2/postman` and `/v2/postman`. `original` itself when they do not fit.
+pub fn mount_path<'a>(original: &'a str, inner: &str) -> &'a str {
+    let inner = inner.trim_end_matches('/');
+    let original_trimmed = original.trim_end_matches('/');
+    original_trimmed.strip_suffix(inner).unwrap_or(original_trimmed)
+}
+
 /// The request target the client sent, before any router stripped a mount
 /// prefix: from this crate's [`Router`](super::Router) ([`OriginalUri`]),
 /// from axum's `nest_service` (with the `axum` feature), or the request's own.
@@ -115,7 +143,7 @@ pub fn public_url<B>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{PublicUrl, public_url, version_from_path};
+    use super::{PublicUrl, mount_path, public_url, version_and_document, version_from_path};
 
     #[test]
     fn versions() {
@@ -128,6 +156,29 @@ mod tests {
         assert_eq!(version_from_path("/x2"), None);
         assert_eq!(version_from_path("/v2/extra"), None);
         assert_eq!(version_from_path("/v99999999999"), None);
+    }
+
+    #[test]
+    fn documents_below_versions() {
+        assert_eq!(version_and_document(""), Some((1, "")));
+        assert_eq!(version_and_document("/v2/"), Some((2, "")));
+        assert_eq!(version_and_document("/postman"), Some((1, "postman")));
+        assert_eq!(version_and_document("/v2/postman"), Some((2, "postman")));
+        assert_eq!(version_and_document("/v2/postman/"), Some((2, "postman")));
+        assert_eq!(version_and_document("/v2/server.json"), Some((2, "server.json")));
+        for bad in ["//postman", "/v2/a/b", "/v01/postman", "/x/postman", "/v2/Postman", "/v2/..", "/v2/a%20b", "/v/x"]
+        {
+            assert_eq!(version_and_document(bad), None, "{bad}");
+        }
+        assert_eq!(version_and_document(&format!("/v2/{}", "a".repeat(65))), None);
+    }
+
+    #[test]
+    fn mount_paths() {
+        assert_eq!(mount_path("/rpc", "/"), "/rpc");
+        assert_eq!(mount_path("/rpc/", "/"), "/rpc");
+        assert_eq!(mount_path("/api/rpc/v2/postman", "/v2/postman"), "/api/rpc");
+        assert_eq!(mount_path("/rpc/v2", "/v2"), "/rpc");
     }
 
     #[test]

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The docs pages in a real browser: builds the catalog, starts it on a free
+# loopback port and, with headless Chromium (Debian's `chromium`):
+#   1. screenshots GET /rpc, /rpc/v2 and /mcp/v1 as a browser asks for them
+#      (Accept: text/html...), 1280x2000,
+#   2. dumps each page's DOM after its script ran and checks that every
+#      method (tool) the endpoint lists was rendered by the script (so the
+#      script ran under the page's Content-Security-Policy),
+#   3. opens each page with `#try=Catalog.get`, which makes the page send
+#      that method's example through its try-it form, and checks that the
+#      response (a result, HTTP 200) was written into the page,
+#   4. fails on any console error (a CSP violation, an uncaught exception).
+#
+# Usage (from anywhere): scripts/docs_page.sh
+# Environment:
+#   DOCS_PAGE_OUT   where the screenshots go (default: a new temporary directory)
+#   CHROMIUM        the browser (default: chromium)
+#   CATALOG         a built catalog binary (default: cargo build -p catalog)
+# Needs: cargo, python3, chromium (apt-get install chromium).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+log() { printf '\n==> %s\n' "$*"; }
+die() {
+  printf 'docs_page: %s\n' "$*" >&2
+  exit 1
+}
+
+chromium=${CHROMIUM:-chromium}
+for tool in cargo python3 "$chromium" timeout; do
+  command -v "$tool" >/dev/null || die "\`$tool\` is not installed"
+done
+
+out=${DOCS_PAGE_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/docs-page.XXXXXX")}
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/docs-page-work.XXXXXX")
+pid=
+status=1
+cleanup() {
+  local i
+  if [[ -n $pid ]]; then
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  if [[ $status == 0 ]]; then
+    rm -rf "$work"
+  else
+    printf 'docs_page: logs kept in %s\n' "$work" >&2
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ -z ${CATALOG:-} ]]; then
+  log "building the catalog"
+  cargo build -p catalog
+  target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+  CATALOG=$target_dir/debug/catalog
+fi
+[[ -x $CATALOG ]] || die "no catalog binary at $CATALOG"
+
+log "starting the catalog"
+"$CATALOG" --listen 127.0.0.1:0 >"$work/catalog.out" 2>"$work/catalog.err" &
+pid=$!
+url=
+for ((i = 0; i < 300; i++)); do
+  url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$work/catalog.out" | head -n1)
+  [[ -n $url ]] && break
+  kill -0 "$pid" 2>/dev/null || {
+    cat "$work/catalog.err" >&2
+    die "the catalog exited before listening"
+  }
+  sleep 0.1
+done
+[[ -n $url ]] || die "the catalog did not print \`listening on\` within 30 s"
+url=${url%/}
+echo "catalog at $url (pid $pid)"
+
+# browser NAME ARGS...: runs headless Chromium with a fresh profile; its
+# console goes to $work/NAME.log.
+browser() {
+  local name=$1
+  shift
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+    --hide-scrollbars --user-data-dir="$work/profile-$name" --enable-logging=stderr --v=0 \
+    "$@" 2>"$work/$name.log"
+}
+
+# console_clean NAME: no CSP violation, no uncaught error in the console.
+console_clean() {
+  if grep -E 'Content Security Policy|Uncaught|CONSOLE.*(Error|error)' "$work/$1.log" >&2; then
+    die "$1: the browser console reported errors (above; full log in $work/$1.log)"
+  fi
+}
+
+# names PATH: the methods (tools) PATH lists, one per line.
+names() {
+  python3 - "$url" "$1" <<'PY'
+import json, sys, urllib.request
+base, path = sys.argv[1], sys.argv[2]
+if path.startswith("/rpc"):
+    doc = json.load(urllib.request.urlopen(base + path))
+    names = [m["name"] for m in doc["methods"]]
+else:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}}
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+    names = [t["name"] for t in json.load(urllib.request.urlopen(request))["result"]["tools"]]
+print("\n".join(names))
+PY
+}
+
+# check_dom NAME FILE PATH [TRIED]: every method of PATH rendered by the
+# script; with TRIED, that method's try-it response is in the page.
+check_dom() {
+  python3 - "$@" <<'PY'
+import html, re, sys
+name, dom_file, names_file = sys.argv[1], sys.argv[2], sys.argv[3]
+tried = sys.argv[4] if len(sys.argv) > 4 else None
+dom = open(dom_file, encoding="utf-8").read()
+names = [n for n in open(names_file, encoding="utf-8").read().split("\n") if n]
+problems = []
+if not names:
+    problems.append("the endpoint lists no methods")
+m = re.search(r'<body[^>]*data-rendered="(\d+)"', dom)
+if not m or int(m.group(1)) != len(names):
+    problems.append(f"the script did not finish rendering (data-rendered: {m.group(1) if m else 'absent'}, expected {len(names)})")
+for n in names:
+    if f'<section class="entry" id="m-{n}">' not in dom:
+        problems.append(f"{n} was not rendered")
+if tried:
+    m = re.search(r'<pre class="response" id="out-' + re.escape(tried) + r'" data-status="([^"]*)">(.*?)</pre>', dom, re.S)
+    if not m:
+        problems.append(f"no response of the try-it call of {tried} in the page")
+    else:
+        status, text = m.group(1), html.unescape(m.group(2))
+        if status != "200" or '"result"' not in text or '"error"' in text or '"isError": true' in text:
+            problems.append(f"the try-it call of {tried} failed: HTTP {status}: {text[:500]}")
+        else:
+            print(f"{name}: try-it {tried}: HTTP {status}, {len(text)} bytes of result")
+if problems:
+    print(f"{name}:\n  " + "\n  ".join(problems), file=sys.stderr)
+    sys.exit(1)
+print(f"{name}: {len(names)} entries rendered")
+PY
+}
+
+shots=()
+for page in rpc:/rpc rpc-v2:/rpc/v2 mcp:/mcp/v1; do
+  name=${page%%:*}
+  path=${page#*:}
+  names "$path" >"$work/$name.names" || die "$name: could not list the methods of $path"
+
+  log "$name: screenshot of $url$path"
+  shot=$out/docs-$name.png
+  browser "$name-shot" --screenshot="$shot" --window-size=1280,2000 "$url$path" >/dev/null
+  [[ -s $shot ]] || die "$name: no screenshot was written"
+  console_clean "$name-shot"
+  shots+=("$shot")
+
+  log "$name: the DOM after the script ran"
+  browser "$name-dom" --dump-dom --virtual-time-budget=5000 "$url$path" >"$work/$name.html"
+  console_clean "$name-dom"
+  check_dom "$name" "$work/$name.html" "$work/$name.names"
+
+  log "$name: the try-it form (#try=Catalog.get)"
+  browser "$name-try" --dump-dom --virtual-time-budget=10000 "$url$path#try=Catalog.get" >"$work/$name-try.html"
+  console_clean "$name-try"
+  check_dom "$name-try" "$work/$name-try.html" "$work/$name.names" Catalog.get
+done
+
+status=0
+log "docs pages OK; screenshots:"
+printf '%s\n' "${shots[@]}"
