@@ -264,8 +264,18 @@ pub fn standard_formats(schema: &mut Value) {
 
 /// Keywords that describe a schema as a whole and stay beside the `anyOf`
 /// that [`single_types`] writes.
-const ANNOTATIONS: &[&str] =
-    &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment", "$id", "$schema"];
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$id",
+    "$schema",
+];
 
 /// Rewrites `"type": ["string", "null"]` (schemars' `Option<T>`) as
 /// `"anyOf": [{"type": "string", ...}, {"type": "null"}]`: the same values,
@@ -275,11 +285,12 @@ const ANNOTATIONS: &[&str] =
 /// annotations (`description`, `default`, ...), `enum`, `const` and
 /// extension keywords (`x-...`) stay beside the `anyOf`. A schema that
 /// already combines subschemas (`anyOf`, `oneOf`, `allOf`, `not`, `if`)
-/// is left as it is.
+/// is left as it is, and so is a parameter mirrored into a header
+/// (`x-mcp-header`): 2026-07-28 clients read its `type` to encode it.
 pub fn single_types(schema: &mut Value) {
     visit_schemas(schema, &mut |map| {
         let Some(Value::Array(types)) = map.get("type") else { return };
-        let combined = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| map.contains_key(*k));
+        let combined = ["anyOf", "oneOf", "allOf", "not", "if", X_MCP_HEADER].iter().any(|k| map.contains_key(*k));
         if combined || types.len() < 2 || !types.iter().all(Value::is_string) {
             return;
         }

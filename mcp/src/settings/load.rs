@@ -118,11 +118,7 @@ impl Settings {
         // Extracted in two parts: through `#[serde(flatten)]`, errors would
         // lose their key.
         let defaults: GroupSettings = figment.extract().map_err(figment_error)?;
-        let groups = if figment.contains("groups") {
-            figment.extract_inner("groups").map_err(|e| figment_error_in("groups", e))?
-        } else {
-            Default::default()
-        };
+        let Groups { groups } = figment.extract().map_err(figment_error)?;
         let settings = Settings { defaults, groups };
         settings.check()?;
         Ok(settings)
@@ -247,16 +243,15 @@ impl GroupSettings {
     }
 }
 
-fn figment_error(error: figment::Error) -> SettingsError {
-    figment_error_in("", error)
+/// The `groups` table alone.
+#[derive(serde::Deserialize)]
+struct Groups {
+    #[serde(default)]
+    groups: std::collections::BTreeMap<String, GroupSettings>,
 }
 
-fn figment_error_in(outer: &str, error: figment::Error) -> SettingsError {
-    let mut path: Vec<&str> = error.path.iter().map(String::as_str).collect();
-    if !outer.is_empty() && path.first() != Some(&outer) {
-        path.insert(0, outer);
-    }
-    let key = path.join(".");
+fn figment_error(error: figment::Error) -> SettingsError {
+    let key = error.path.join(".");
     let mut message = error.kind.to_string();
     if let Some(source) = &error.metadata.as_ref().and_then(|m| m.source.as_ref()) {
         message.push_str(&format!(" (from {source})"));

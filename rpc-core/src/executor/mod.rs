@@ -598,13 +598,12 @@ pub fn cpu_bound<T>(input_bytes: usize, work: impl FnOnce() -> T) -> T {
     if input_bytes >= LARGE_INPUT_BYTES && multi_threaded() { tokio::task::block_in_place(work) } else { work() }
 }
 
+/// A failed binding or validation: the error, and the bound parameters
+/// when they could be bound (for the error's log line and `on_error`).
+type Rejected = (RpcError, Option<Map<String, Value>>);
+
 /// The named parameters of a call, validated against the method's schema.
-/// On failure, the bound parameters come back with the error when they
-/// could be bound (for the error's log line and `on_error`).
-fn bind_and_validate(
-    method: &Method,
-    params: Params,
-) -> Result<Map<String, Value>, (RpcError, Option<Map<String, Value>>)> {
+fn bind_and_validate(method: &Method, params: Params) -> Result<Map<String, Value>, Rejected> {
     let params = Value::Object(bind(method, params).map_err(|e| (e, None))?);
     let checked = method.validator().validate(method.name(), &params);
     let Value::Object(params) = params else {
