@@ -2,7 +2,7 @@
 //! application error was created (`location`) and protocol error details;
 //! production servers expose exactly `{"exception", "extra"}`.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use jsonrpc_common::CatalogServer;
 use rpc::Environment;

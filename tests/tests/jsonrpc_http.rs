@@ -2,7 +2,7 @@
 //! (declared and streamed), 405 with `Allow` for other HTTP methods, 404 for
 //! unknown paths, and the response headers.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -3,7 +3,7 @@
 //! and the application error of `Catalog.get`. Every result is checked
 //! against its method's output schema.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use jsonrpc_common::{CatalogServer, ids};
 use rpc::Environment;

@@ -3,7 +3,7 @@
 //! shared `components.schemas` (with the recursive `Category`), and 404 for
 //! a version that does not exist.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use e2e_tests::TestServer;
 use jsonrpc_common::expect_error;

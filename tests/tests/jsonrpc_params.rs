@@ -2,7 +2,7 @@
 //! parameters and too many positional ones all give `-32602`; `data.extra`
 //! maps each offending parameter to its reasons, and the method never runs.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use jsonrpc_common::CatalogServer;
 use rpc::Environment;

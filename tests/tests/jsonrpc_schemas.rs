@@ -4,7 +4,7 @@
 //! and every result the server returns validated against its method's
 //! output schema.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! the catalog's methods, plus the envelope rules around them: ids, `jsonrpc`,
 //! `params: null`, notifications and batches.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use e2e_tests::{TestServer, post_json};
 use jsonrpc_common::{assert_envelope, by_id, expect_error, notification, post_raw, request};

@@ -2,7 +2,7 @@
 //! overrides `Catalog.search` (adds `offset`), adds `Catalog.count`, removes
 //! `Catalog.list` and inherits the rest; unknown versions get 404.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use e2e_tests::post_json;
 use jsonrpc_common::{CatalogServer, expect_error, ids, request};

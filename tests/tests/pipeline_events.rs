@@ -6,7 +6,7 @@
 //! sync or async; a listener can replace the request, refuse a call or
 //! change its outcome; a panicking listener never breaks the response.
 
-mod jsonrpc_common;
+use crate::jsonrpc_common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

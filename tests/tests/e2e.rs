@@ -1,0 +1,42 @@
+//! The black-box tests, linked into one test binary: one link and one copy
+//! of the client and server code instead of one per file (CI builds this
+//! crate in a minute instead of nine). Each module holds one area; services
+//! are registered by type, so the modules' services never meet.
+//!
+//! `mcp_session_memory` stays its own binary: it measures this process's
+//! resident memory, so nothing else may run beside it.
+
+mod jsonrpc_common;
+
+mod axum_mount;
+mod docs_page;
+mod hostile_props;
+mod i18n;
+mod jsonrpc_errors;
+mod jsonrpc_http;
+mod jsonrpc_methods;
+mod jsonrpc_openrpc;
+mod jsonrpc_params;
+mod jsonrpc_schemas;
+mod jsonrpc_services;
+mod jsonrpc_spec;
+mod jsonrpc_versions;
+mod mcp_context;
+mod mcp_documents;
+mod mcp_http;
+mod mcp_rmcp;
+mod mcp_schemas;
+mod mcp_session_bounds;
+mod mcp_stateless;
+mod pipeline_cache;
+mod pipeline_events;
+mod pipeline_locks;
+mod pipeline_special;
+mod registration;
+mod security_access;
+mod security_limits;
+mod security_rebinding;
+mod server_limits;
+mod stores;
+mod validation_bounds;
+mod validation_rules;
