@@ -1,6 +1,7 @@
 // `use ... as ...` imports of the method attributes work inside a service,
 // as does an attribute the service macro does not know about; the crate
-// can also be named explicitly with `crate = "..."`.
+// can also be named explicitly with `crate = "..."` (a path from the crate
+// root: this case is the module `attributes_under_other_names` of tests/ui.rs).
 use mcp::mcp_tool as tool;
 use rpc::info as meta;
 
@@ -41,7 +42,7 @@ impl Svc {
 
 pub struct Other;
 
-#[framework::runtime::service(crate = "crate::framework::runtime", groups(Mcp))]
+#[framework::runtime::service(crate = "crate::attributes_under_other_names::framework::runtime", groups(Mcp))]
 impl Other {
     /// Through the re-export.
     #[framework::runtime::info(name = "Other.ping")]
@@ -50,7 +51,8 @@ impl Other {
     }
 }
 
-fn main() {
+pub fn main() {
+    Svc.internal(std::rc::Rc::new(0)); // skipped: an ordinary method
     let registry = rpc::Registry::builder().service(Svc).service(Other).build().expect("registry builds");
     let names: Vec<&str> = registry.version(1).expect("v1").iter().map(|m| m.name()).collect();
     assert_eq!(names, ["Other.ping", "Svc.find", "Svc.search", "Svc.world"]);

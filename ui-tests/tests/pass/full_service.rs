@@ -42,8 +42,9 @@ impl Svc {
     }
 }
 
-fn main() {
+pub fn main() {
     Svc::new().private_helper();
+    Svc::new().helper(); // skipped methods stay ordinary methods
     let registry = rpc::Registry::builder().service(Svc).build().expect("registry builds");
     let search = registry.method(1, "Svc_search", Some("mcp")).expect("search is in the mcp group");
     assert_eq!(search.descriptor().tool.read_only_hint, Some(true));

@@ -11,7 +11,7 @@ impl Bad {
     }
 }
 
-fn main() {
+pub fn main() {
     let registry = rpc::Registry::builder().service(Bad).build().expect("registry builds");
     assert!(registry.method(1, "Bad:ping", Some("internal")).is_some());
 }

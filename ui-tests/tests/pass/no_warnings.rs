@@ -34,7 +34,7 @@ impl Texts {
     }
 }
 
-fn main() {
+pub fn main() {
     let registry = rpc::Registry::builder().service(Svc).service(Texts).build().expect("registry builds");
     assert_eq!(registry.version(1).expect("v1").len(), 4);
 }

@@ -94,7 +94,7 @@ fn result_schema(registry: &rpc::Registry, method: &str) -> Value {
     method.schemas().result.clone().unwrap_or(Value::Null)
 }
 
-fn main() {
+pub fn main() {
     let registry = rpc::Registry::builder().service(Svc).build().expect("registry builds");
     assert_eq!(result_schema(&registry, "Svc.alias")["type"], "integer", "the schema of the success type");
     assert_eq!(result_schema(&registry, "Svc.nested")["type"], "string");

@@ -56,7 +56,7 @@ impl Books {
     }
 }
 
-fn main() {
+pub fn main() {
     use rpc::descriptor::{CachePolicy, Format, LockPolicy, Relation, Rule};
     let registry = rpc::Registry::builder().service(Books).build().expect("registry builds");
     let search = registry.method(1, "Books.search", None).expect("search").descriptor();

@@ -51,7 +51,7 @@ impl Svc {
     }
 }
 
-fn main() {
+pub fn main() {
     let registry =
         rpc::Registry::builder().service(Svc { greeting: "hello".into() }).build().expect("registry builds");
     let list = registry.method(1, "Svc.list", None).expect("registered");

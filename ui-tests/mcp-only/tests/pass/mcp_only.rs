@@ -14,7 +14,7 @@ impl Clock {
     }
 }
 
-fn main() {
+pub fn main() {
     let registry = rpc::Registry::builder().service(Clock).build().expect("registry builds");
     let answer = registry.method(1, "Clock.answer", Some("tools")).expect("the tool");
     assert_eq!(answer.schemas().input["properties"]["value"]["default"], 42);

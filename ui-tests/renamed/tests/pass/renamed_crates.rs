@@ -41,7 +41,8 @@ impl Svc {
     pub fn helper(&self) {}
 }
 
-fn main() {
+pub fn main() {
+    Svc.helper(); // an ordinary method: the macro leaves skipped ones alone
     let registry = my_rpc::Registry::builder().service(Svc).build().expect("registry builds");
     let names: Vec<&str> = registry.version(1).expect("v1").iter().map(|m| m.name()).collect();
     assert_eq!(names, ["Svc.find", "Svc.imported", "Svc.search"]);

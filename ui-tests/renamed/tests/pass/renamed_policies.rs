@@ -20,7 +20,7 @@ impl Svc {
     }
 }
 
-fn main() {
+pub fn main() {
     let registry = my_rpc::Registry::builder().service(Svc).build().expect("registry builds");
     let get = registry.method(1, "Svc.get", None).expect("get").descriptor();
     assert_eq!(get.cache.map(|c| c.ttl_secs), Some(5));
