@@ -9,12 +9,16 @@
 #   scripts/fuzz.sh [SECONDS]     SECONDS per target (default 60)
 #
 # The targets run side by side (one libFuzzer process each, so the wall time
-# is about SECONDS whatever their number). Needs the nightly toolchain
-# (`cargo +nightly`); installs cargo-fuzz when it is missing.
+# is about SECONDS whatever their number). The build (profile `fuzz`, feature
+# `libfuzzer`) instruments the workspace's own crates for libFuzzer's
+# coverage through scripts/fuzz_rustc.sh (the flags `cargo fuzz build
+# --sanitizer none` passes) and leaves the dependencies alone: no cargo-fuzz,
+# no nightly, a few minutes on 2 cores. No sanitizer: safe Rust.
 #
 # Environment: FUZZ_TARGETS (default: all three), FUZZ_TARGET_DIR (the
-# nightly build's target directory, default fuzz/target; point it at a
-# persistent directory to build incrementally).
+# build's target directory, default the workspace's; the targets land in
+# <dir>/fuzz/), FUZZ_TOOLCHAIN (a rustup toolchain name), FUZZ_REPLAY=0 (skip
+# the replay: `cargo test --workspace` runs it too).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -22,21 +26,20 @@ root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
 read -r -a targets <<<"${FUZZ_TARGETS:-jsonrpc_message mcp_request rpc_request}"
-target_dir=${FUZZ_TARGET_DIR:-$root/fuzz/target}
+target_dir=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$root/target}}
+toolchain=()
+[[ -n ${FUZZ_TOOLCHAIN:-} ]] && toolchain=("+$FUZZ_TOOLCHAIN")
 
 # libFuzzer limits: inputs up to 8 KiB (bodies grow past the 4 MiB limit from
 # a few bytes), 10 s per input (a response that never ends is seen at once
 # under the harness's paused clock: this catches busy loops), 2 GiB of memory.
 libfuzzer_flags=(-max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
-# The build: no sanitizer (safe Rust; debug assertions and overflow checks
-# stay on), 16 codegen units (a build in minutes on 2 cores).
-build_flags=(--sanitizer none --codegen-units 16 --target-dir "$target_dir")
 
 step() { printf '\n=== %s\n' "$*"; }
 started=$SECONDS
 
 # Background jobs, each the leader of its own process group (setsid), so an
-# early exit ends them with everything they started (rustc, libFuzzer).
+# early exit ends them with everything they started (libFuzzer).
 pids=()
 cleanup() {
   local pid
@@ -49,41 +52,22 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 step "toolchain"
-cargo +nightly --version >/dev/null 2>&1 || {
-  echo "scripts/fuzz.sh: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
-  exit 1
-}
-if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-  step "cargo install cargo-fuzz"
-  cargo +nightly install cargo-fuzz --locked
-fi
-cargo +nightly fuzz --version
+cargo "${toolchain[@]}" --version
 
-step "cargo fuzz build, and the stable replay's build beside it"
+step "building the fuzz targets (profile fuzz, our crates instrumented)"
 mkdir -p "$target_dir"
-# The stable build of the replay test runs beside the nightly build (in its
-# own target directory: cargo locks one per build), filling the cores that
-# either leaves idle.
-CARGO_TARGET_DIR=$target_dir/stable setsid cargo test --manifest-path fuzz/Cargo.toml --no-run \
-  >"$target_dir/stable-build.log" 2>&1 &
-stable_build=$!
-pids+=("$stable_build")
+log=$target_dir/fuzz-build.log
 # Every target in one build (they share the library); quiet unless it fails.
-if ! (cd fuzz && cargo +nightly fuzz build "${build_flags[@]}" >"$target_dir/build.log" 2>&1); then
-  tail -n 40 "$target_dir/build.log" >&2
-  echo "scripts/fuzz.sh: the fuzz build failed ($target_dir/build.log)" >&2
+if ! RUSTC_WRAPPER="$root/scripts/fuzz_rustc.sh" cargo "${toolchain[@]}" build --locked -p rpc-fuzz --bins \
+  --features libfuzzer --profile fuzz --target-dir "$target_dir" >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "scripts/fuzz.sh: the fuzz build failed ($log)" >&2
   exit 1
 fi
-if ! wait "$stable_build"; then
-  tail -n 40 "$target_dir/stable-build.log" >&2
-  echo "scripts/fuzz.sh: the stable build of the replay failed ($target_dir/stable-build.log)" >&2
-  exit 1
-fi
-pids=()
 printf 'built in %ds\n' $((SECONDS - started))
 
 step "fuzzing ${targets[*]} for ${seconds}s each"
-bin_dir=$target_dir/x86_64-unknown-linux-gnu/release
+bin_dir=$target_dir/fuzz
 logs=$target_dir/fuzz-logs
 mkdir -p "$logs"
 for t in "${targets[@]}"; do
@@ -111,8 +95,10 @@ for i in "${!targets[@]}"; do
 done
 pids=()
 
-step "replaying the corpus and regressions (stable)"
-if CARGO_TARGET_DIR=$target_dir/stable cargo test --manifest-path fuzz/Cargo.toml >"$logs/replay.log" 2>&1; then
+if [[ ${FUZZ_REPLAY:-1} == 0 ]]; then
+  step "replay skipped (FUZZ_REPLAY=0: \`cargo test --workspace\` runs it)"
+elif step "replaying the corpus and regressions (cargo test -p rpc-fuzz)" &&
+  cargo test --locked -p rpc-fuzz >"$logs/replay.log" 2>&1; then
   grep -m 1 'test result' "$logs/replay.log"
 else
   failed+=("replay")

@@ -20,6 +20,8 @@
 # Environment:
 #   INTEROP_RELEASE=1   same as --release
 #   INTEROP_KEEP=1      keep the work directory (server logs, suite results)
+#   INTEROP_BIN_DIR     use the catalog and conformance-server binaries there
+#                       instead of building them
 #   MCP_CONFORMANCE     command running the suite, given --version V (default:
 #                       ../shared/tools/mcp-conformance when it exists, else
 #                       npx --yes @modelcontextprotocol/conformance@V)
@@ -77,10 +79,21 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------- build
-log "building catalog and conformance-server ($profile)"
-cargo build "${cargo_profile[@]}" -p catalog -p conformance-server
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-bin=$target_dir/$profile
+if [[ -n ${INTEROP_BIN_DIR:-} ]]; then
+  # Binaries built already (CI: the ones `cargo test --workspace` built for
+  # the examples' own tests; building them again with `cargo build -p` would
+  # unify features differently and recompile half the dependencies).
+  bin=$(cd "$INTEROP_BIN_DIR" && pwd)
+  for exe in catalog conformance-server; do
+    [[ -x $bin/$exe ]] || die "INTEROP_BIN_DIR=$INTEROP_BIN_DIR has no $exe"
+  done
+  log "using the catalog and conformance-server in $bin"
+else
+  log "building catalog and conformance-server ($profile)"
+  cargo build "${cargo_profile[@]}" -p catalog -p conformance-server
+  target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+  bin=$target_dir/$profile
+fi
 
 # ---------------------------------------------------------------- python venv
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-interop

@@ -1,13 +1,13 @@
 //! Scripts of HTTP requests, mostly to `/mcp`, through the catalog app (see `rpc_fuzz::app`).
 //!
-//! Built by `cargo fuzz` (which sets `--cfg fuzzing`); elsewhere a stub
-//! that says so.
-#![cfg_attr(fuzzing, no_main)]
+//! A libFuzzer target with the `libfuzzer` feature (scripts/fuzz.sh);
+//! without it a stub that says so.
+#![cfg_attr(feature = "libfuzzer", no_main)]
 
-#[cfg(fuzzing)]
+#[cfg(feature = "libfuzzer")]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| rpc_fuzz::app::run_mcp(data));
 
-#[cfg(not(fuzzing))]
+#[cfg(not(feature = "libfuzzer"))]
 fn main() {
-    eprintln!("a fuzz target: run it with `cargo +nightly fuzz run NAME` (see scripts/fuzz.sh)");
+    eprintln!("a fuzz target: run it with scripts/fuzz.sh (or `cargo fuzz run NAME --features libfuzzer`)");
 }

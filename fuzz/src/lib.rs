@@ -1,7 +1,8 @@
 //! The harnesses of the fuzz targets, as a library: the targets in
-//! `fuzz_targets/` call them under libFuzzer (`cargo +nightly fuzz run
-//! NAME`), and the tests below replay every committed input through them on
-//! the stable toolchain (`cargo test --manifest-path fuzz/Cargo.toml`):
+//! `fuzz_targets/` call them under libFuzzer (`scripts/fuzz.sh`, or
+//! `cargo +nightly fuzz run NAME`), and the tests below replay every
+//! committed input through them without libFuzzer (`cargo test -p rpc-fuzz`,
+//! part of `cargo test --workspace`):
 //! the seed corpus (`corpus/<target>/`) and the crashes found so far
 //! (`regressions/<target>/`).
 //!
@@ -96,7 +97,7 @@ mod tests {
     }
 
     /// Shows what an input of an HTTP target does:
-    /// `FUZZ_INPUT=path/to/crash cargo test --manifest-path fuzz/Cargo.toml show_input -- --ignored --nocapture`
+    /// `FUZZ_INPUT=path/to/crash cargo test -p rpc-fuzz show_input -- --ignored --nocapture`
     /// (`FUZZ_FOCUS=rpc` for `rpc_request`; `FUZZ_SHOW=1` to see every exchange as it runs).
     #[test]
     #[ignore = "a tool: needs FUZZ_INPUT"]
