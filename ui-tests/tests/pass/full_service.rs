@@ -17,8 +17,19 @@ impl Svc {
     ///
     /// # Arguments
     /// * `query` - What to find
-    #[mcp_tool(title = "Search", read_only_hint = true, destructive_hint = false, idempotent_hint, open_world_hint = false)]
-    pub async fn search(&self, query: String, #[rpc(default = 5, description = "How many")] limit: u32, tag: Option<String>) -> Vec<Item> {
+    #[mcp_tool(
+        title = "Search",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint,
+        open_world_hint = false
+    )]
+    pub async fn search(
+        &self,
+        query: String,
+        #[rpc(default = 5, description = "How many")] limit: u32,
+        tag: Option<String>,
+    ) -> Vec<Item> {
         let _ = (query, tag);
         (0..limit).map(|id| Item { id }).collect()
     }

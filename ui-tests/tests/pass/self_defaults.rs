@@ -52,8 +52,7 @@ impl Svc {
 }
 
 pub fn main() {
-    let registry =
-        rpc::Registry::builder().service(Svc { greeting: "hello".into() }).build().expect("registry builds");
+    let registry = rpc::Registry::builder().service(Svc { greeting: "hello".into() }).build().expect("registry builds");
     let list = registry.method(1, "Svc.list", None).expect("registered");
     let properties = &list.schemas().input["properties"];
     assert_eq!(properties["limit"]["default"], json!(25));

@@ -50,7 +50,10 @@ pub fn main() {
     assert_eq!(search.descriptor().tool.read_only_hint, Some(true));
     assert_eq!(search.schemas().input["properties"]["limit"]["default"], json!(4));
     assert_eq!(search.schemas().input["properties"]["limit"]["description"], json!("How many"));
-    assert_eq!(registry.method(1, "Svc.imported", None).expect("imported").descriptor().tool.idempotent_hint, Some(true));
+    assert_eq!(
+        registry.method(1, "Svc.imported", None).expect("imported").descriptor().tool.idempotent_hint,
+        Some(true)
+    );
 
     let executor = my_rpc::Executor::new(registry, my_rpc::Environment::Test);
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
