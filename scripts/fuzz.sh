@@ -13,7 +13,7 @@
 # `libfuzzer`) instruments the workspace's own crates for libFuzzer's
 # coverage through scripts/fuzz_rustc.sh (the flags `cargo fuzz build
 # --sanitizer none` passes) and leaves the dependencies alone: no cargo-fuzz,
-# no nightly, a few minutes on 2 cores. No sanitizer: safe Rust.
+# no nightly; about 10 minutes cold on 2 cores. No sanitizer: safe Rust.
 #
 # Environment: FUZZ_TARGETS (default: all three), FUZZ_TARGET_DIR (the
 # build's target directory, default the workspace's; the targets land in

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # RUSTC_WRAPPER of scripts/fuzz.sh: adds libFuzzer's coverage instrumentation
 # (the flags `cargo fuzz build --sanitizer none` passes) to the workspace's
-# own crates only. The dependencies build as usual: a
-# build in minutes on 2 cores, and coverage where our code decides.
+# own crates only. The dependencies build as usual, uninstrumented: a shorter
+# build, and coverage where our code decides.
 #
 #   RUSTC_WRAPPER=scripts/fuzz_rustc.sh cargo build ...
 #
