@@ -12,6 +12,9 @@ the run failed:
 * RSS after settling above baseline + max(RSS_SLACK_MIB, RSS_SLACK_PCT % of
   baseline), baseline being the attack-free run's sample after its warm-up;
 * open fds after settling above that baseline's + FD_SLACK;
+* RSS at its peak (during either run) above the baseline + PEAK_SLACK_MIB:
+  what the server's limits let the attack hold (non-reading clients, slow
+  clients, the flood) must stay within that;
 * with a token, any request with a wrong or missing token answered 2xx.
 
 Standard library only.
@@ -49,6 +52,7 @@ def main():
     slack_mib = float(limits.get("rss_slack_mib", 16))
     slack_pct = float(limits.get("rss_slack_pct", 25))
     fd_slack = int(limits.get("fd_slack", 8))
+    peak_slack_mib = float(limits.get("peak_slack_mib", 128))
 
     failures, warnings = [], []
     for mode, r in runs.items():
@@ -99,6 +103,9 @@ def main():
         if after["rss_kib"] > allowed:
             failures.append(f"RSS after settling {mib(after['rss_kib'])} MiB > allowed {mib(allowed)} MiB "
                             f"(baseline {mib(base['rss_kib'])} MiB + max({slack_mib:g} MiB, {slack_pct:g} %))")
+        if peak > base["rss_kib"] + peak_slack_mib * 1024:
+            failures.append(f"RSS peak {mib(peak)} MiB > baseline {mib(base['rss_kib'])} MiB + {peak_slack_mib:g} MiB: "
+                            "the attack held more memory than the server's limits allow")
         if peak <= allowed:
             warnings.append(f"the attack's RSS peak ({mib(peak)} MiB) stays within the allowance ({mib(allowed)} MiB): "
                             "a server that kept all of it would pass; raise the hostile mix or lower RSS_SLACK_MIB")

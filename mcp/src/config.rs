@@ -188,6 +188,11 @@ pub enum InvalidArguments {
     ToolError,
 }
 
+/// The longest session TTL (and tool-list cache hint) an endpoint takes: a
+/// year. Every session store accepts it (Redis's `PX` included), and
+/// `ttlMs` stays far below JavaScript's largest exact integer.
+pub const MAX_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// Settings of one endpoint (one API group), set through
 /// [`McpEndpointBuilder`](crate::McpEndpointBuilder).
 #[derive(Debug, Clone)]
@@ -221,6 +226,10 @@ pub struct McpConfig {
     pub event_buffer: usize,
     /// Interval of SSE keep-alive comments on streams that stay open.
     pub keep_alive: Duration,
+    /// `subscriptions/listen` streams one client may hold open.
+    pub max_listen_per_client: usize,
+    /// `subscriptions/listen` streams open at once, all clients together.
+    pub max_listen_streams: usize,
     /// How the endpoint is listed in the MCP Registry (`server.json`).
     pub registry: Option<crate::documents::server_json::RegistryListing>,
     /// The public base URL documents name (default: the request's host).
@@ -234,7 +243,8 @@ impl McpConfig {
     /// bodies, JSON nested at most 64 deep with at most 100,000 values,
     /// batches of 100, both eras, lists cacheable publicly for 5
     /// minutes, invalid arguments as `-32602`, 256 queued events per request,
-    /// keep-alives every 15 s, no registry listing, manifests for the
+    /// keep-alives every 15 s, 8 listen streams per client and 1,024 in
+    /// all, no registry listing, manifests for the
     /// standard clients.
     pub fn new(server_info: ServerInfo) -> Self {
         McpConfig {
@@ -251,6 +261,8 @@ impl McpConfig {
             invalid_arguments: InvalidArguments::ProtocolError,
             event_buffer: 256,
             keep_alive: Duration::from_secs(15),
+            max_listen_per_client: 8,
+            max_listen_streams: 1024,
             registry: None,
             public_url: None,
             manifests: crate::documents::manifest::Manifests::standard(),

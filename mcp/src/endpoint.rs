@@ -50,9 +50,11 @@ impl McpEndpointBuilder {
         self
     }
 
-    /// Idle time after which a session expires (default 1 hour).
+    /// Idle time after which a session expires (default 1 hour; at least a
+    /// millisecond, at most [`MAX_TTL`](crate::config::MAX_TTL): longer
+    /// values are taken as a year).
     pub fn session_ttl(mut self, ttl: Duration) -> Self {
-        self.config.session_ttl = ttl;
+        self.config.session_ttl = ttl.clamp(Duration::from_millis(1), crate::config::MAX_TTL);
         self
     }
 
@@ -121,6 +123,17 @@ impl McpEndpointBuilder {
         self
     }
 
+    /// Applies the [`settings`](crate::settings) of this endpoint's group
+    /// (its own over the bundle-wide ones), after checking that every
+    /// `groups.<name>` of `settings` names a group of the registry. The way
+    /// to apply a whole configuration file; see [`settings`](Self::settings).
+    pub fn configure(self, settings: &crate::settings::Settings) -> Result<Self, crate::settings::SettingsError> {
+        let registry = self.executor.registry().clone();
+        settings.check_groups(registry.groups())?;
+        let group = settings.group(&self.group);
+        self.settings(&group)
+    }
+
     /// Applies a group's [`settings`](crate::settings) (see
     /// [`Settings::group`](crate::settings::Settings::group)): the server
     /// identity field by field, instructions, session TTL, body limit,
@@ -183,9 +196,11 @@ impl McpEndpointBuilder {
     }
 
     /// How long, and by whom, `tools/list` and `server/discover` results may
-    /// be reused (2026-07-28 `ttlMs`, `cacheScope`; default 5 minutes, public).
+    /// be reused (2026-07-28 `ttlMs`, `cacheScope`; default 5 minutes,
+    /// public; at most [`MAX_TTL`](crate::config::MAX_TTL): longer values
+    /// are taken as a year).
     pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
-        self.config.list_ttl = ttl;
+        self.config.list_ttl = ttl.min(crate::config::MAX_TTL);
         self.config.cache_scope = scope;
         self
     }
@@ -209,6 +224,16 @@ impl McpEndpointBuilder {
     /// further progress and log events are dropped (default 256).
     pub fn event_buffer(mut self, frames: usize) -> Self {
         self.config.event_buffer = frames.max(1);
+        self
+    }
+
+    /// How many `subscriptions/listen` streams may be open at once: per
+    /// client (its identity when the access policy gives one, else its IP
+    /// address) and in all (default 8 and 1,024); beyond them a listen
+    /// request gets 429 with `Retry-After`.
+    pub fn listen_limits(mut self, per_client: usize, total: usize) -> Self {
+        self.config.max_listen_per_client = per_client.max(1);
+        self.config.max_listen_streams = total.max(1);
         self
     }
 
@@ -236,6 +261,9 @@ impl McpEndpointBuilder {
     pub fn try_build(self) -> Result<McpEndpoint, crate::ListingError> {
         let endpoint = self.build();
         if let Some(listing) = &endpoint.inner.config.registry {
+            // The configured identity too: translations may cover it in every
+            // language today, and not tomorrow.
+            listing.check(&endpoint.inner.config.server_info)?;
             for texts in &endpoint.inner.localized {
                 listing.check(&texts.server_info)?;
             }
@@ -259,6 +287,10 @@ impl McpEndpointBuilder {
             stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
         };
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
+        let listen_slots = crate::transport::listen_slots::ListenSlots::new(
+            self.config.max_listen_per_client,
+            self.config.max_listen_streams,
+        );
         McpEndpoint {
             inner: Arc::new(Inner {
                 executor: self.executor,
@@ -271,6 +303,7 @@ impl McpEndpointBuilder {
                 localized,
                 translations,
                 inflight: InFlight::default(),
+                listen_slots,
             }),
         }
     }
@@ -358,6 +391,8 @@ pub(crate) struct Inner {
     pub translations: Arc<Translations>,
     /// Calls of handshake-era sessions in progress, for `notifications/cancelled`.
     pub inflight: InFlight,
+    /// The open `subscriptions/listen` streams, per client and in all.
+    pub listen_slots: Arc<crate::transport::listen_slots::ListenSlots>,
 }
 
 impl Inner {

@@ -29,6 +29,27 @@ pub(crate) struct NotificationSink {
     method: String,
 }
 
+/// The longest `_meta.progressToken` accepted, in bytes of JSON: the token
+/// is repeated in every progress notification of the call.
+pub const MAX_PROGRESS_TOKEN_BYTES: usize = 256;
+
+/// A request's `_meta.progressToken`, checked: a string or an integer, at
+/// most [`MAX_PROGRESS_TOKEN_BYTES`] long (else `-32602`, naming the limit).
+pub(crate) fn progress_token(raw: &RawValue) -> Result<Box<RawValue>, rpc::RpcError> {
+    let text = raw.get();
+    if text.len() > MAX_PROGRESS_TOKEN_BYTES {
+        return Err(rpc::RpcError::invalid_params(format!(
+            "`_meta.progressToken` is too long ({} bytes; at most {MAX_PROGRESS_TOKEN_BYTES})",
+            text.len()
+        )));
+    }
+    let first = text.as_bytes().first().copied().unwrap_or(b' ');
+    if first != b'"' && first != b'-' && !first.is_ascii_digit() {
+        return Err(rpc::RpcError::invalid_params("`_meta.progressToken` must be a string or a number"));
+    }
+    Ok(raw.to_owned())
+}
+
 /// What a request asked to be told about.
 #[derive(Debug, Default)]
 pub(crate) struct Wanted {

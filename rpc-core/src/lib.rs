@@ -53,6 +53,7 @@ pub mod future;
 pub mod group;
 pub mod i18n;
 pub mod jsonrpc;
+pub mod logged;
 pub mod openrpc;
 pub mod registry;
 pub mod rules;

@@ -118,6 +118,8 @@ impl VersionTable {
 #[derive(Debug)]
 pub struct Registry {
     versions: BTreeMap<u32, VersionTable>,
+    /// `(version, method)` of every method some `#[rpc::invalidates]` names.
+    invalidated: BTreeSet<(u32, &'static str)>,
 }
 
 impl Registry {
@@ -144,6 +146,13 @@ impl Registry {
             Some(group) if !method.in_group(group) => None,
             _ => Some(method),
         }
+    }
+
+    /// Whether a method of `version` declares `#[rpc::invalidates]` naming
+    /// `name`: its cached results then carry a generation stamp, so one
+    /// invalidation reaches the entries of every caller.
+    pub fn is_invalidated(&self, version: u32, name: &str) -> bool {
+        self.invalidated.contains(&(version, name))
     }
 
     /// The versions in which group `group` has at least one method.
@@ -291,7 +300,16 @@ impl RegistryBuilder {
             problems.extend(relation_problems(*version, table));
         }
 
-        if problems.is_empty() { Ok(Registry { versions }) } else { Err(RegistryError { problems }) }
+        if !problems.is_empty() {
+            return Err(RegistryError { problems });
+        }
+        let invalidated = versions
+            .iter()
+            .flat_map(|(version, table)| {
+                table.iter().flat_map(move |m| m.descriptor.invalidates.iter().map(move |r| (*version, r.method)))
+            })
+            .collect();
+        Ok(Registry { versions, invalidated })
     }
 }
 

@@ -44,6 +44,31 @@ impl Redis {
         true
     }
 
+    /// Stops the server without ending it (SIGSTOP), as a stalled Redis:
+    /// connections stay open, nothing is answered.
+    ///
+    /// # Panics
+    ///
+    /// When this handle did not start the server ([`Redis::start_private`]).
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused server go on (SIGCONT).
+    ///
+    /// # Panics
+    ///
+    /// As [`Redis::pause`].
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let server = self.server.as_ref().expect("a redis-server this test started");
+        let status = Command::new("kill").args([signal, &server.id().to_string()]).status().expect("kill runs");
+        assert!(status.success(), "kill {signal} redis-server");
+    }
+
     /// A Redis for this test, or `None` (skipped) when there is none.
     ///
     /// # Panics
@@ -54,6 +79,17 @@ impl Redis {
         if let Ok(url) = std::env::var("RPC_TEST_REDIS_URL") {
             return Some(Redis { url, prefix: unique_prefix(), server: None });
         }
+        Redis::start_private()
+    }
+
+    /// A `redis-server` of this test's own, which it may stop, pause and
+    /// resume (never the shared `RPC_TEST_REDIS_URL`); `None` (skipped)
+    /// without `redis-server` on `PATH`.
+    ///
+    /// # Panics
+    ///
+    /// As [`Redis::start`].
+    pub fn start_private() -> Option<Redis> {
         let port = TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
         let spawned = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])

@@ -202,6 +202,16 @@ async fn documents_follow_the_token_rules() {
     );
     assert_eq!(collection["variable"][1], json!({"key": "token", "value": "", "type": "secret"}));
     assert!(!collection.to_string().contains("s3cret"), "never a real token");
+    // HEAD follows GET's rules: a public document without a token (no body).
+    let client = reqwest::Client::new();
+    for path in ["/rpc", "/mcp/v1"] {
+        let head = client.head(server.url(path)).header("accept", BROWSER).send().await.unwrap();
+        assert_eq!(head.status(), 200, "HEAD {path}");
+        assert_eq!(head.headers()["content-type"], "text/html; charset=utf-8", "HEAD {path}");
+        assert!(head.text().await.unwrap().is_empty(), "HEAD {path} has no body");
+    }
+    let api = client.head(server.url("/mcp/v1")).header("accept", "application/json").send().await.unwrap();
+    assert_eq!(api.status(), 401, "HEAD of the API itself still needs the token");
 
     // Documents protected: the page and the collection like the OpenRPC document.
     let security = Security::new().hosts(HostPolicy::localhost()).tokens(tokens().protect_docs(true));
@@ -215,6 +225,8 @@ async fn documents_follow_the_token_rules() {
         assert_eq!(allowed.status(), 200, "{path}");
         assert!(!allowed.text().await.unwrap().contains("s3cret"), "{path}: the token is not echoed");
     }
+    let head = reqwest::Client::new().head(server.url("/mcp/v1")).header("accept", BROWSER).send().await.unwrap();
+    assert_eq!(head.status(), 401, "HEAD of a protected page needs the token too");
 }
 
 #[tokio::test]

@@ -331,3 +331,38 @@ async fn the_context_tells_who_is_calling() {
     let method = doc["methods"].as_array().and_then(|m| m.iter().find(|m| m["name"] == "work.count")).cloned();
     assert_eq!(method.expect("in OpenRPC")["params"].as_array().map(Vec::len), Some(1), "OpenRPC lists `steps` only");
 }
+
+/// `_meta.progressToken` is repeated in every progress notification: its
+/// size is bounded, in both eras, with an error that names the limit (a
+/// 3 MB token gave a 12 MB response before).
+#[tokio::test]
+async fn progress_tokens_are_bounded_in_both_eras() {
+    let s = setup().await;
+    let huge = "x".repeat(3 * 1024 * 1024);
+    let client = Modern::new(s.server.url("/mcp/v1"));
+    let body = with_meta(&client, "work.count", json!({"steps": 3}), json!({"progressToken": huge}));
+    let reply = client.exchange(&body, &[]).await;
+    assert_eq!(reply.json["error"]["code"], -32602, "{}", &reply.text[..reply.text.len().min(300)]);
+    assert!(reply.json["error"]["message"].as_str().unwrap().contains("at most 256"), "{}", reply.json);
+    assert!(reply.text.len() < 1024, "the refusal does not echo the token: {} bytes", reply.text.len());
+    // A token at the limit is served, and repeated as it was sent.
+    let longest = "y".repeat(254);
+    let body = with_meta(&client, "work.count", json!({"steps": 2}), json!({"progressToken": longest}));
+    let messages = sse_messages(&client.exchange(&body, &[]).await.text);
+    assert_eq!(messages[0]["params"]["progressToken"], json!(longest), "{messages:#?}");
+
+    let mut raw = RawMcp::new(s.server.url("/mcp/v1"));
+    raw.initialize("2025-11-25").await;
+    for (token, why) in [(json!(huge), "at most 256"), (json!({"an": "object"}), "a string or a number")] {
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "work.count", "arguments": {"steps": 2}, "_meta": {"progressToken": token}}});
+        let reply = raw.post(&call).await;
+        assert_eq!(reply.json["error"]["code"], -32602, "{}", &reply.text[..reply.text.len().min(300)]);
+        assert!(reply.json["error"]["message"].as_str().unwrap().contains(why), "{}", reply.json);
+        assert!(reply.text.len() < 1024, "{} bytes", reply.text.len());
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "work.count", "arguments": {"steps": 2}, "_meta": {"progressToken": 7}}});
+    let messages = sse_messages(&raw.post(&call).await.text);
+    assert_eq!(messages[0]["params"]["progressToken"], 7, "{messages:#?}");
+}

@@ -1,7 +1,8 @@
-//! The resident memory of this process (server and client both) while
-//! clients open sessions with 4 MiB `clientInfo` and `capabilities`: it
-//! must not grow with the sessions. Its own test binary, with one test, so
-//! nothing else runs in the process while it measures.
+//! The resident memory of this process while it is flooded: clients open
+//! sessions with 4 MiB `clientInfo` and `capabilities` (memory must not grow
+//! with the sessions), and distinct cached calls fill the result cache
+//! (memory must stay within the cache's bound). Its own test binary, whose
+//! tests take turns, so nothing else runs in the process while one measures.
 
 use e2e_tests::TestServer;
 use rpc::Environment;
@@ -36,9 +37,14 @@ async fn post(client: &reqwest::Client, url: &str, body: &str) -> u16 {
     status
 }
 
+/// One measurement at a time.
+static ALONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+const MIB: u64 = 1024 * 1024;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_with_huge_client_info_do_not_grow_memory() {
-    const MIB: u64 = 1024 * 1024;
+    let _alone = ALONE.lock().await;
     let server = TestServer::catalog(Environment::Prod).await;
     let url = server.url("/mcp/v1");
     let client = reqwest::Client::new();
@@ -70,4 +76,47 @@ async fn sessions_with_huge_client_info_do_not_grow_memory() {
     // Kept as sent, these sessions would hold about 240 MiB of strings and
     // 700 MiB of zeros; what remains here is allocator slack.
     assert!(grown < 64 * MIB, "resident memory grew by {} MiB", grown / MIB);
+}
+
+/// A flood of distinct cached calls (`Catalog.search` with a new query each
+/// time, as batches of random queries would) fills the in-process cache to
+/// its bound and no further, in resident memory: each entry is counted for
+/// what it costs (its node, links and hash-table share, and allocator
+/// rounding), not for its key and value alone (which let a 64 MiB cache
+/// take some 300 MB).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_cached_calls_stays_within_the_cache_bound() {
+    let _alone = ALONE.lock().await;
+    const BOUND: u64 = 24 * MIB;
+    const CALLS: usize = 250_000;
+    let cache = std::sync::Arc::new(rpc::store::MemoryCache::new(BOUND));
+    let executor =
+        rpc::Executor::new(catalog::registry().expect("registry"), Environment::Prod).with_cache_store(cache.clone());
+    let call = |i: usize| {
+        let mut params = serde_json::Map::new();
+        params.insert("query".into(), json!(format!("no product is named {i:08}")));
+        rpc::Call::new("Catalog.search", 1, rpc::Params::Named(params))
+    };
+    // Warm-up: the allocator's and the runtime's own first use.
+    for i in 0..2_000 {
+        assert!(executor.execute(call(i)).await.result.is_ok());
+    }
+    let before = resident_bytes();
+    let started = std::time::Instant::now();
+    for i in 2_000..CALLS {
+        let execution = executor.execute(call(i)).await;
+        assert_eq!(execution.result.map(|r| r.get().to_owned()).ok().as_deref(), Some("[]"));
+    }
+    let grown = resident_bytes().saturating_sub(before);
+    eprintln!(
+        "{CALLS} cached calls in {:?}: {} entries, {} KiB counted, resident memory grew by {} KiB (bound {} KiB)",
+        started.elapsed(),
+        cache.len(),
+        cache.bytes() / 1024,
+        grown / 1024,
+        BOUND / 1024
+    );
+    assert!(cache.bytes() <= BOUND);
+    assert!((cache.len() as usize) < CALLS / 2, "the flood went past the bound: {} entries kept", cache.len());
+    assert!(grown < BOUND + BOUND / 4, "resident memory grew by {} MiB for a {} MiB cache", grown / MIB, BOUND / MIB);
 }

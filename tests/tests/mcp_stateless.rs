@@ -452,3 +452,50 @@ async fn shutting_down_the_server_ends_listen_streams_gracefully() {
 fn meta_helper_names_the_version() {
     assert_eq!(meta(json!({}))["io.modelcontextprotocol/protocolVersion"], VERSION);
 }
+
+/// `subscriptions/listen` streams are bounded per client and in all: one
+/// more than its share is refused with 429 and `Retry-After`, and a closed
+/// stream gives its place back. The conformance server keeps the default
+/// share (8 per client).
+#[tokio::test]
+async fn listen_streams_are_bounded_per_client_and_in_all() {
+    let changes = ListChanges::new();
+    let server = server(move |b| b.list_changes(changes).listen_limits(2, 3)).await;
+    let client = Modern::new(server.url("/live/v1"));
+    let mut open = Vec::new();
+    for id in 0..2 {
+        let mut stream = listen(&client, json!(id), json!({"toolsListChanged": true})).await;
+        stream.next(Duration::from_secs(5)).await.expect("ack");
+        open.push(stream);
+    }
+    let body = client.request("subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}), json!(9));
+    let refused = client.exchange(&body, &[]).await;
+    assert_eq!(refused.status, 429, "{}", refused.text);
+    assert_eq!(refused.headers["retry-after"], "5");
+    assert_eq!(refused.json["id"], 9);
+    assert!(refused.json["error"]["message"].as_str().unwrap().contains("at most 2 per client"), "{}", refused.text);
+    // A closed stream gives its place back.
+    drop(open.pop());
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let reply = client.send(&body, &[]).await;
+        if reply.status() == 200 {
+            open.push(SseReader::new(reply));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the closed stream's place came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // The conformance server: at most 8 per client.
+    let conformance = TestServer::start(conformance_server::app(rpc::Environment::Prod).unwrap()).await;
+    let client = Modern::new(conformance.url("/mcp"));
+    let mut streams = Vec::new();
+    for id in 0..8 {
+        let mut stream = listen(&client, json!(id), json!({"toolsListChanged": true})).await;
+        stream.next(Duration::from_secs(5)).await.expect("ack");
+        streams.push(stream);
+    }
+    let body = client.request("subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}), json!(8));
+    assert_eq!(client.exchange(&body, &[]).await.status, 429, "a ninth stream from one client");
+}

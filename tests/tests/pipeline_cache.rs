@@ -323,3 +323,54 @@ async fn identified_callers_do_not_share_entries() {
     call("bob").await;
     assert_eq!(prices.runs.load(Ordering::SeqCst), 2, "bob does not get alice's entry");
 }
+
+/// Cached results are kept per caller (one identity never gets another's
+/// results), but a related call's invalidation reaches every caller's
+/// entry: after a price is set by one token, the other token's next call
+/// gets the new price, not its cached old one (whichever store holds the
+/// cache: the in-process one here, Redis in `examples/catalog/tests`).
+#[tokio::test]
+async fn an_invalidation_reaches_every_callers_entry() {
+    let prices = Arc::new(fixtures::Prices::default());
+    let registry = Registry::builder().service_arc(prices.clone()).build().expect("registry");
+    let executor = Executor::new(registry, Environment::Test);
+    let tokens = rpc::TokenPolicy::new().token("token-of-alice").unwrap().named_token("bob", "token-of-bob").unwrap();
+    let rpc = JsonRpcService::builder(executor).security(rpc::Security::new().tokens(tokens)).build();
+    let server = TestServer::start(Router::new().nest("/rpc", rpc)).await;
+    let call = async |token: &str, method: &str, params: Value| -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let response = reqwest::Client::new()
+            .post(server.url("/rpc"))
+            .header("authorization", format!("Bearer {token}"))
+            .json(&body)
+            .send()
+            .await
+            .expect("sent");
+        response.json::<Value>().await.expect("JSON")["result"].clone()
+    };
+    let runs = || prices.runs.load(Ordering::SeqCst);
+    for token in ["token-of-alice", "token-of-bob", "token-of-alice", "token-of-bob"] {
+        assert_eq!(call(token, "Prices.price", json!({"item": 5})).await, "10 EUR");
+    }
+    assert_eq!(runs(), 2, "one entry per caller");
+
+    // Alice sets the price (no warm-up): Bob's cached entry goes stale too.
+    assert_eq!(call("token-of-alice", "Prices.set_price_cold", json!({"item": 5, "price": 77})).await, 77);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while call("token-of-bob", "Prices.price", json!({"item": 5})).await != "77 EUR" {
+        assert!(Instant::now() < deadline, "Bob's entry was invalidated by Alice's change");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(call("token-of-alice", "Prices.price", json!({"item": 5})).await, "77 EUR");
+    let after = runs();
+    assert_eq!(call("token-of-bob", "Prices.price", json!({"item": 5})).await, "77 EUR");
+    assert_eq!(runs(), after, "and the new results are cached again");
+
+    // With warm-up: Bob (the writer) gets his entry computed again, Alice's goes stale.
+    assert_eq!(call("token-of-bob", "Prices.set_price", json!({"item": 5, "price": 88})).await, 88);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while call("token-of-alice", "Prices.price", json!({"item": 5})).await != "88 EUR" {
+        assert!(Instant::now() < deadline, "Alice's entry was invalidated by Bob's change");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

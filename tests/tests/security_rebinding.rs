@@ -196,3 +196,21 @@ async fn extra_hosts_and_any_host() {
     let value: Value = two.json();
     assert_eq!(value["error"]["code"], json!(-32600), "MCP refusals are JSON-RPC errors: {value}");
 }
+
+/// A `Host` whose port is not a port (0, or above 65535) is refused: it
+/// would otherwise end up in `server.json`, the manifests and the docs page.
+#[tokio::test]
+async fn host_ports_out_of_range_are_refused() {
+    let server = catalog().await;
+    for host in ["localhost:99999", "localhost:65536", "localhost:0", "127.0.0.1:000080000"] {
+        let headers = format!("Host: {host}\r\n");
+        for (target, body) in [("/rpc", REINDEX), ("/mcp/v1", INITIALIZE)] {
+            assert_forbidden(&post(&server, target, &headers, body).await, &format!("{target}, Host {host}"));
+        }
+        let head = format!("GET /mcp/v1/server.json HTTP/1.1\r\nHost: {host}\r\n");
+        let reply = exchange(server.addr, &head, b"").await;
+        assert_eq!(reply.status, 403, "server.json for Host {host}: {}", reply.text());
+    }
+    let reply = post(&server, "/rpc", "Host: localhost:65535\r\n", REINDEX).await;
+    assert_eq!(reply.status, 200, "the largest port is a port: {}", reply.text());
+}

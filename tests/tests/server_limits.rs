@@ -25,6 +25,8 @@ static EXCLUSIVE: RwLock<()> = RwLock::const_new(());
 /// Chunks of `/stream`, one every [`CHUNK_GAP`].
 const CHUNKS: u32 = 8;
 const CHUNK_GAP: Duration = Duration::from_millis(350);
+/// Chunks of 64 KiB in `/big`.
+const BIG_CHUNKS: usize = 1024;
 /// How long `/sleep` takes.
 const SLEEP: Duration = Duration::from_millis(1000);
 
@@ -52,8 +54,17 @@ fn app() -> Router {
         });
         Ok::<_, Infallible>(Response::new(StreamBody::new(chunks).boxed_unsync() as ResponseBody))
     });
+    // 64 MiB from one static chunk: far more than the socket buffers hold.
+    let big = tower::service_fn(|_: Request<RequestBody>| async {
+        static CHUNK: [u8; 64 * 1024] = [b'x'; 64 * 1024];
+        let chunks = futures_util::stream::iter(
+            (0..BIG_CHUNKS).map(|_| Ok::<_, Infallible>(Frame::data(Bytes::from_static(&CHUNK)))),
+        );
+        Ok::<_, Infallible>(Response::new(StreamBody::new(chunks).boxed_unsync() as ResponseBody))
+    });
     catalog::app(Environment::Test)
         .expect("catalog registry builds")
+        .nest("/big", big)
         .nest("/ok", ok)
         .nest("/sleep", slow)
         .nest("/stream", stream)
@@ -562,4 +573,45 @@ async fn http2_idle_connection_is_closed_after_the_idle_timeout() {
     assert!(ended.is_ok(), "the idle HTTP/2 connection is still open after {elapsed:?}");
     assert!(elapsed >= ms(850), "closed after {elapsed:?}, before the 1000 ms idle timeout");
     assert!(elapsed < ms(4000), "closed after {elapsed:?}");
+}
+
+/// A client that asks for a large response and never reads it: the write
+/// makes no progress, and after the write timeout the connection is closed,
+/// releasing what the response held (before, it stayed in flight until the
+/// client went away). A client that reads slowly but steadily keeps it.
+#[tokio::test]
+async fn a_client_that_never_reads_is_closed_at_the_write_timeout() {
+    let _shared = EXCLUSIVE.read().await;
+    let server = server(ServerLimits::default().write_timeout(ms(600)).header_read_timeout(ms(500))).await;
+    let total = BIG_CHUNKS * 64 * 1024;
+
+    let mut stalled = connect(server.addr).await;
+    stalled.write_all(b"GET /big HTTP/1.1\r\nHost: localhost\r\n\r\n").await.unwrap();
+    sleep(ms(2500)).await;
+    // Whatever the socket buffers took, then the end: not the whole response.
+    let mut received = 0usize;
+    let mut buf = vec![0u8; 256 * 1024];
+    let ended = timeout(Duration::from_secs(10), async {
+        loop {
+            match stalled.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received += n,
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the server closed the connection");
+    assert!(received < total / 2, "the response was cut: {received} of {total} bytes");
+
+    // A slow reader: 64 KiB every 100 ms is progress; it gets everything it reads.
+    let mut slow = connect(server.addr).await;
+    slow.write_all(b"GET /big HTTP/1.1\r\nHost: localhost\r\n\r\n").await.unwrap();
+    let started = Instant::now();
+    let mut read = 0usize;
+    while started.elapsed() < Duration::from_secs(2) {
+        let n = timeout(Duration::from_secs(5), slow.read(&mut buf[..64 * 1024])).await.expect("data").unwrap();
+        assert!(n > 0, "a slow reader is not cut after {read} bytes");
+        read += n;
+        sleep(ms(100)).await;
+    }
 }

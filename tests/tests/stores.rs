@@ -135,3 +135,69 @@ async fn a_redis_that_goes_away_gives_errors_not_hangs() {
             .is_err()
     );
 }
+
+/// A Redis that stops answering (SIGSTOP, as under a stall): the first
+/// command waits one response timeout, the commands after it fail at once
+/// (the circuit breaker) until Redis answers again; a lock whose `SET NX`
+/// timed out and was applied when Redis resumed is released, rather than
+/// held for its whole TTL.
+#[tokio::test]
+async fn a_stalled_redis_costs_one_timeout_then_nothing_and_holds_no_late_lock() {
+    let Some(redis) = Redis::start_private() else { return };
+    let timeout = Duration::from_millis(500);
+    let store = RedisStore::connect_with(&redis.url, timeout, timeout).await.expect("connect").with_prefix("stall:");
+    CacheStore::put(&store, "k", "v", Duration::from_secs(60)).await.unwrap();
+    assert!(!store.is_unavailable());
+
+    redis.pause();
+    let started = std::time::Instant::now();
+    let late = store.acquire("rpc:lock:late", "first-owner", Duration::from_secs(30)).await;
+    assert!(late.is_err(), "no answer: {late:?}");
+    let first = started.elapsed();
+    assert!(first >= timeout && first < timeout * 3, "one response timeout: {first:?}");
+    assert!(store.is_unavailable(), "the breaker opened");
+    for _ in 0..20 {
+        let started = std::time::Instant::now();
+        assert!(CacheStore::get(&store, "k").await.is_err());
+        assert!(store.acquire("rpc:lock:other", "o", Duration::from_secs(1)).await.is_err(), "locks fail closed");
+        assert!(started.elapsed() < Duration::from_millis(50), "no wait while it is open: {:?}", started.elapsed());
+    }
+
+    redis.resume();
+    let resumed = std::time::Instant::now();
+    while store.is_unavailable() {
+        assert!(resumed.elapsed() < Duration::from_secs(5), "the probe finds Redis back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(CacheStore::get(&store, "k").await.unwrap().as_deref(), Some("v"));
+    // The late `SET NX` reached Redis when it resumed; it is released by its owner token.
+    loop {
+        if store.acquire("rpc:lock:late", "second-owner", Duration::from_secs(30)).await.unwrap() {
+            break;
+        }
+        assert!(resumed.elapsed() < Duration::from_secs(3), "the late lock is held past its release");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(store.release("rpc:lock:late", "second-owner").await.unwrap(), "the new owner's lock is its own");
+}
+
+/// An invalidated method's entries carry a generation stamp read in the same
+/// round trip (`MGET`): the stores' `get_with_generation` agrees with
+/// `get` in both.
+#[tokio::test]
+async fn entries_and_their_generation_are_read_together() {
+    async fn check(cache: &dyn CacheStore) {
+        assert_eq!(cache.get_with_generation("e", "g").await.unwrap(), (None, None));
+        cache.put("e", "g:1:[]", Duration::from_secs(60)).await.unwrap();
+        assert_eq!(cache.get_with_generation("e", "g").await.unwrap(), (Some("g:1:[]".to_owned()), None));
+        cache.put("g", "2", Duration::from_secs(60)).await.unwrap();
+        assert_eq!(
+            cache.get_with_generation("e", "g").await.unwrap(),
+            (Some("g:1:[]".to_owned()), Some("2".to_owned()))
+        );
+    }
+    check(&MemoryCache::new(1 << 20)).await;
+    let Some(redis) = Redis::start() else { return };
+    let store = RedisStore::connect(&redis.url).await.expect("connect").with_prefix(redis.prefix.clone());
+    check(&store).await;
+}

@@ -35,6 +35,8 @@ pub struct Mix {
     pub auth: u64,
     /// Slow connections of each kind (slowloris, short body, idle).
     pub slow: u64,
+    /// Clients that pipeline calls and never read their responses.
+    pub non_readers: u64,
     /// How long a slow client holds its connection at most.
     pub slow_hold: Duration,
     /// Pause between two bytes of a slowloris client.
@@ -188,6 +190,10 @@ pub async fn run(shared: Arc<Shared>, mix: Mix, hold_cap: Instant) -> (Stats, f6
             let (target, hold, dribble) = (shared.target.clone(), mix.slow_hold, mix.dribble);
             slow.push(tokio::spawn(async move { raw::slow(&target, kind, until(hold, hold_cap), dribble).await }));
         }
+    }
+    for _ in 0..mix.non_readers {
+        let (target, hold) = (shared.target.clone(), mix.slow_hold);
+        slow.push(tokio::spawn(async move { raw::non_reader(&target, until(hold, hold_cap)).await }));
     }
     let jobs = Arc::new(jobs(&mix, shared.target.bearer.is_some()));
     let payloads = Arc::new(Payloads::new(&mix));

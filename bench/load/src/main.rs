@@ -108,6 +108,10 @@ struct Cli {
     /// Seconds a slow client holds its connection at most.
     #[arg(long, default_value_t = 15)]
     slow_secs: u64,
+    /// Clients that pipeline calls with large responses (and a 1 MiB
+    /// progress token) and never read; they hold on for --slow-secs.
+    #[arg(long, default_value_t = 0)]
+    non_readers: u64,
     /// Milliseconds between two bytes of a slowloris client.
     #[arg(long, default_value_t = 500)]
     dribble_ms: u64,
@@ -306,6 +310,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
         flood: cli.flood,
         auth: cli.auth,
         slow: cli.slow,
+        non_readers: cli.non_readers,
         slow_hold: Duration::from_secs(cli.slow_secs),
         dribble: Duration::from_millis(cli.dribble_ms.max(1)),
         workers: cli.hostile_workers,
@@ -372,7 +377,7 @@ async fn run(cli: &Cli) -> Result<Value, String> {
             "warmup": cli.warmup, "token": cli.token.is_some(), "timeout_ms": cli.timeout_ms,
             "max_secs": cli.max_secs, "settle_secs": cli.settle_secs,
             "invalid_each": cli.invalid, "oversized_each": cli.oversized, "flood": cli.flood,
-            "auth_each": if cli.token.is_some() { cli.auth } else { 0 }, "slow_each": cli.slow,
+            "auth_each": if cli.token.is_some() { cli.auth } else { 0 }, "slow_each": cli.slow, "non_readers": cli.non_readers,
             "slow_secs": cli.slow_secs, "dribble_ms": cli.dribble_ms, "hostile_workers": cli.hostile_workers,
             "big_array_kib": cli.big_array_kib, "nest_depth": cli.nest_depth, "batch_len": cli.batch_len,
             "oversized_mib": cli.oversized_mib,

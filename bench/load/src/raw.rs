@@ -189,3 +189,90 @@ pub async fn slow(target: &Target, kind: Slow, until: Instant, dribble: Duration
     s.outcome(key);
     stats
 }
+
+/// Requests a non-reading client pipelines on its connection: with 3 KiB
+/// per response, some 15 MiB, more than loopback's socket buffers hold.
+pub const NON_READER_REQUESTS: usize = 5000;
+
+/// A client that asks and never reads: on one connection it pipelines an
+/// MCP `tools/call` whose `_meta.progressToken` is 1 MiB (repeated in every
+/// progress notification, were it accepted) and [`NON_READER_REQUESTS`]
+/// searches of 100 products each (some 15 MiB of responses, far more than
+/// the socket buffers hold), then reads nothing until `until`. The server must
+/// stop writing to it and close it (its write timeout), releasing what the
+/// responses held. Afterwards the client drains what the socket buffers
+/// kept: outcome `closed_by_server` when the connection ended before every
+/// response came, `served_all` when the server went on writing.
+pub async fn non_reader(target: &Target, until: Instant) -> Stats {
+    use tokio::io::AsyncReadExt;
+    let mut stats = Stats::default();
+    let s = stats.class("slow.non_reader");
+    s.sent += 1;
+    let stream = match timeout_at(until, TcpStream::connect(target.addr)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(_)) => {
+            s.outcome("connect_error");
+            return stats;
+        }
+        Err(_) => {
+            s.outcome("timeout");
+            return stats;
+        }
+    };
+    let request = |path: &str, extra: &str, body: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\n{}Content-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            common_headers(target),
+            body.len()
+        )
+    };
+    let token = "t".repeat(1024 * 1024);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"Catalog.stats","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":"{token}"}}}}}}"#
+    );
+    let mut pipelined = request(
+        crate::valid::MCP_PATH,
+        "Accept: application/json, text/event-stream\r\nMcp-Method: tools/call\r\nMcp-Name: Catalog.stats\r\nMCP-Protocol-Version: 2026-07-28\r\n",
+        &call,
+    );
+    let search = r#"{"jsonrpc":"2.0","id":2,"method":"Catalog.search","params":{"query":"n","limit":100}}"#;
+    for _ in 0..NON_READER_REQUESTS {
+        pipelined.push_str(&request("/rpc", "", search));
+    }
+    // Written in the background: the server stops reading once its own writes stall.
+    let (mut rd, mut wr) = stream.into_split();
+    let bytes = pipelined.len() as u64;
+    let writer = tokio::spawn(async move {
+        let _ = timeout_at(until, wr.write_all(pipelined.as_bytes())).await;
+        // Keep the write half (and the connection) until `until`.
+        tokio::time::sleep_until(until).await;
+        drop(wr);
+    });
+    tokio::time::sleep_until(until).await;
+    s.bytes_sent += bytes;
+    let drained = Instant::now();
+    let mut received = Vec::new();
+    let mut chunk = vec![0u8; 256 * 1024];
+    let ended = timeout_at(drained + Duration::from_secs(20), async {
+        loop {
+            match rd.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&chunk[..n]),
+            }
+            let heads = received.windows(9).filter(|w| w == b"HTTP/1.1 ").count();
+            if heads > NON_READER_REQUESTS {
+                return;
+            }
+        }
+    })
+    .await;
+    writer.abort();
+    let heads = received.windows(9).filter(|w| w == b"HTTP/1.1 ").count();
+    let key = match ended {
+        Ok(()) if heads > NON_READER_REQUESTS => "served_all",
+        Ok(()) => "closed_by_server",
+        Err(_) => "drain_timeout",
+    };
+    s.outcome(key);
+    stats
+}

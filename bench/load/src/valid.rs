@@ -421,7 +421,10 @@ impl Worker {
 /// turns true — calls until the shared counter reaches the total or the cap.
 pub async fn worker(shared: Arc<Shared>, mut go: watch::Receiver<bool>) -> Stats {
     let mut w = Worker::new(shared.clone());
-    w.open_session().await;
+    // A session only for workers that call through one.
+    if shared.kinds.contains(&Kind::McpSession) {
+        w.open_session().await;
+    }
     shared.ready.fetch_add(1, Ordering::SeqCst);
     if go.wait_for(|go| *go).await.is_err() {
         return w.stats;

@@ -183,7 +183,7 @@ fn mcp_endpoint(
         mcp = mcp.public_url(base);
     }
     if let Some(settings) = settings {
-        mcp = mcp.settings(&settings.group(<Mcp as rpc::ApiGroup>::NAME)).map_err(|e| e.to_string())?;
+        mcp = mcp.configure(settings).map_err(|e| e.to_string())?;
     }
     mcp.try_build().map_err(|e| e.to_string())
 }

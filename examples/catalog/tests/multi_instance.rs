@@ -33,6 +33,11 @@ impl Drop for Instance {
 
 impl Instance {
     fn start(redis: &Redis) -> Instance {
+        Instance::start_with(redis, &[])
+    }
+
+    /// An instance with extra command-line arguments (`--token`, ...).
+    fn start_with(redis: &Redis, args: &[&str]) -> Instance {
         let mut child = Command::new(env!("CARGO_BIN_EXE_catalog"))
             .args([
                 "--listen",
@@ -44,7 +49,9 @@ impl Instance {
                 "--redis-prefix",
                 &redis.prefix,
             ])
+            .args(args)
             .env_remove("RPC_TOKENS")
+            .env_remove("RPC_IDENTITY_KEY")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -208,4 +215,135 @@ async fn a_killed_instance_loses_nothing_but_its_call() {
     let (status, body) = b.tool(&session, "Catalog.get", json!({"id": 9})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["structuredContent"]["result"]["name"], "kept");
+}
+
+/// A JSON-RPC call to `base` with a bearer `token`.
+async fn rpc_as(base: &str, token: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response =
+        reqwest::Client::new().post(format!("{base}/rpc")).bearer_auth(token).json(&body).send().await.expect("sent");
+    response.json().await.expect("a JSON-RPC response")
+}
+
+/// An MCP request to `base` with a bearer `token`: the status, the session
+/// id the response names, the body.
+async fn mcp_as(base: &str, token: &str, session: Option<&str>, body: Value) -> (u16, Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp/v1"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&body);
+    if let Some(id) = session {
+        request = request.header("mcp-session-id", id);
+    }
+    let response = request.send().await.expect("sent");
+    let status = response.status().as_u16();
+    let id = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let text = response.text().await.expect("body");
+    (status, id, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Opens a session through `base` as `token`.
+async fn open_session_as(base: &str, token: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "multi", "version": "1"}}});
+    let (status, id, body) = mcp_as(base, token, None, init).await;
+    assert_eq!(status, 200, "{body}");
+    id.expect("a session id")
+}
+
+async fn list_tools_as(base: &str, token: &str, session: &str) -> u16 {
+    mcp_as(base, token, Some(session), json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await.0
+}
+
+/// Callers are named by their token, not by where it stands in the list:
+/// two instances listing the same tokens in another order agree on whose
+/// sessions and cached results are whose, and an instance restarted without
+/// a revoked token gives that token's sessions to nobody.
+#[tokio::test]
+async fn identities_follow_the_token_not_its_position() {
+    let Some(redis) = Redis::start() else { return };
+    let (alice, bob) = ("alice-token-0123456789", "bob-token-0123456789");
+    let a = Instance::start_with(&redis, &["--token", alice, "--token", bob]);
+    let b = Instance::start_with(&redis, &["--token", bob, "--token", alice]);
+
+    let alices = open_session_as(&a.base, alice).await;
+    assert_eq!(list_tools_as(&b.base, alice, &alices).await, 200, "Alice's session, through B");
+    assert_eq!(list_tools_as(&b.base, bob, &alices).await, 404, "not Bob's, whatever B's token order");
+    assert_eq!(list_tools_as(&a.base, bob, &alices).await, 404);
+
+    // Alice renames product 6 through A: her `Catalog.get` is warmed in Redis.
+    let renamed = rpc_as(&a.base, alice, "Catalog.rename", json!({"id": 6, "name": "alices"})).await;
+    assert_eq!(name(&renamed), "alices");
+    eventually(Duration::from_secs(5), "A warms Alice's entry", async || cached_gets(&redis).await == 1).await;
+    assert_eq!(name(&rpc_as(&b.base, alice, "Catalog.get", json!({"id": 6})).await), "alices", "Alice's, through B");
+    // Bob is not served Alice's entry: B computes his from its own data.
+    assert_eq!(name(&rpc_as(&b.base, bob, "Catalog.get", json!({"id": 6})).await), "n6", "Bob gets his own");
+
+    // A restarts with Alice's token revoked: Bob now stands first in the list.
+    drop(a);
+    let a = Instance::start_with(&redis, &["--token", bob]);
+    assert_eq!(list_tools_as(&a.base, bob, &alices).await, 404, "a revoked token's session goes to nobody");
+    assert_eq!(name(&rpc_as(&a.base, bob, "Catalog.get", json!({"id": 6})).await), "n6", "nor its cached results");
+    let bobs = open_session_as(&a.base, bob).await;
+    assert_eq!(list_tools_as(&b.base, bob, &bobs).await, 200, "Bob's session is his on every instance");
+}
+
+/// A rename by one caller refreshes the cached `Catalog.get` of every
+/// caller, in Redis too (README: the rename "refreshes the cached
+/// Catalog.get"): Bob's cached `n8` is not served after Alice's rename.
+#[tokio::test]
+async fn a_rename_by_one_caller_refreshes_every_callers_cached_get() {
+    let Some(redis) = Redis::start() else { return };
+    let (alice, bob) = ("alice-token-0123456789", "bob-token-0123456789");
+    let a = Instance::start_with(&redis, &["--token", alice, "--token", bob]);
+    assert_eq!(name(&rpc_as(&a.base, bob, "Catalog.get", json!({"id": 8})).await), "n8");
+    eventually(Duration::from_secs(5), "Bob's entry is cached", async || cached_gets(&redis).await == 1).await;
+    assert_eq!(name(&rpc_as(&a.base, alice, "Catalog.rename", json!({"id": 8, "name": "renamed"})).await), "renamed");
+    eventually(Duration::from_secs(5), "Bob's cached n8 is not served after Alice's rename", async || {
+        name(&rpc_as(&a.base, bob, "Catalog.get", json!({"id": 8})).await) == "renamed"
+    })
+    .await;
+}
+
+/// A Redis that stalls (SIGSTOP) under a running catalog: the first call to
+/// reach it waits one response timeout (2 s); every call after it is served
+/// at once (the cache is skipped, locked calls and sessions are refused)
+/// until Redis answers again; a lock whose `SET NX` Redis applied late,
+/// after it resumed, does not hold the method for its TTL (10 s).
+#[tokio::test]
+async fn a_stalled_redis_costs_one_timeout_and_holds_no_lock() {
+    let Some(redis) = Redis::start_private() else { return };
+    let a = Instance::start(&redis);
+    let session = a.open_session().await;
+    assert_eq!(name(&a.rpc("Catalog.get", json!({"id": 3})).await), "n3");
+
+    redis.pause();
+    let started = Instant::now();
+    let locked = a.rpc("Catalog.rename", json!({"id": 4, "name": "late"})).await;
+    assert_eq!(locked["error"]["code"], -32603, "the lock store did not answer: {locked}");
+    let first = started.elapsed();
+    assert!(first < Duration::from_secs(5), "one response timeout: {first:?}");
+    for id in 1..=10 {
+        let started = Instant::now();
+        let got = a.rpc("Catalog.get", json!({"id": id})).await;
+        assert_eq!(name(&got), format!("n{id}"), "served without the cache: {got}");
+        assert!(started.elapsed() < Duration::from_millis(500), "no wait on Redis: {:?}", started.elapsed());
+    }
+    let started = Instant::now();
+    let (status, _, _) = a.mcp(Some(&session), json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})).await;
+    assert_eq!(status, 503, "a session that cannot be read is not served");
+    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+
+    redis.resume();
+    let resumed = Instant::now();
+    eventually(Duration::from_secs(5), "the rename runs again", async || {
+        a.rpc("Catalog.rename", json!({"id": 4, "name": "late"})).await["result"]["name"] == "late"
+    })
+    .await;
+    let waited = resumed.elapsed();
+    assert!(waited < Duration::from_secs(4), "the late lock was released, not held 10 s: {waited:?}");
+    let (status, _, _) = a.mcp(Some(&session), json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})).await;
+    assert_eq!(status, 200, "the session is back");
 }

@@ -124,6 +124,33 @@ impl Settings {
         Ok(settings)
     }
 
+    /// Checks that every `groups.<name>` names one of the `known` groups
+    /// (a misspelt group would otherwise be ignored without a word).
+    pub fn check_groups<'a>(&self, known: impl IntoIterator<Item = &'a str>) -> Result<(), SettingsError> {
+        let known: Vec<&str> = known.into_iter().collect();
+        for name in self.groups.keys() {
+            if known.contains(&name.as_str()) {
+                continue;
+            }
+            // Group names are short: a swap or two letters off is a typo.
+            let best = known
+                .iter()
+                .map(|k| (strsim::damerau_levenshtein(name, k), *k))
+                .filter(|(distance, k)| *distance <= 2 && *distance < k.len())
+                .min_by_key(|(distance, _)| *distance);
+            let message = match best {
+                Some((_, k)) => format!("no API group is named `{}`; did you mean `{k}`?", name.escape_default()),
+                None => format!(
+                    "no API group is named `{}`; the groups are: {}",
+                    name.escape_default(),
+                    known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            return Err(SettingsError::new(format!("groups.{name}"), message));
+        }
+        Ok(())
+    }
+
     /// Checks every value: the bundle-wide settings, then each group's
     /// (with what it inherits).
     pub fn check(&self) -> Result<(), SettingsError> {
@@ -145,6 +172,19 @@ impl GroupSettings {
         }
         if self.session_ttl.is_some_and(|d| d.is_zero()) {
             return Err(SettingsError::new(key("session_ttl"), "must be longer than zero"));
+        }
+        let max_ttl = crate::config::MAX_TTL;
+        if let Some(ttl) = self.session_ttl.filter(|d| *d > max_ttl) {
+            return Err(SettingsError::new(
+                key("session_ttl"),
+                format!("{} is longer than the longest session TTL, a year (`365d`)", shown(ttl)),
+            ));
+        }
+        if let Some(hints) = self.cache_hints.as_ref().filter(|h| h.ttl > max_ttl) {
+            return Err(SettingsError::new(
+                key("cache_hints.ttl"),
+                format!("{} is longer than the longest cache hint, a year (`365d`)", shown(hints.ttl)),
+            ));
         }
         if let Some(base) = &self.public_url {
             rpc::server::PublicUrl::parse(base).map_err(|e| SettingsError::new(key("public_url"), e.to_string()))?;
@@ -170,6 +210,9 @@ impl GroupSettings {
             }
         }
         let server = &self.server;
+        for (i, icon) in server.icons.iter().flatten().enumerate() {
+            check_icon(icon).map_err(|why| SettingsError::new(key(&format!("server.icons.{i}.{}", why.0)), why.1))?;
+        }
         if let Some(name) = &server.registry_name {
             check_registry_name(name).map_err(|e| SettingsError::new(key("server.registry_name"), e.message))?;
         }
@@ -241,6 +284,47 @@ impl GroupSettings {
         }
         info
     }
+}
+
+/// A duration as a reader would write it.
+fn shown(d: std::time::Duration) -> String {
+    humantime::format_duration(d).to_string()
+}
+
+/// What is wrong with an icon: the field, and why. Clients and the MCP
+/// Registry take `https:` URLs (and `data:` images inline) only; sizes are
+/// `WxH` or `any`.
+fn check_icon(icon: &super::IconSettings) -> Result<(), (&'static str, String)> {
+    let src = icon.src.trim();
+    let inline = src.starts_with("data:image/") && src.contains(";base64,");
+    let remote = src.get(..8).is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        && src[8..].split(['/', '?', '#']).next().is_some_and(|host| !host.is_empty())
+        && !src.chars().any(|c| c.is_whitespace() || c.is_control());
+    if !inline && !remote {
+        let shown: String = src.chars().take(80).collect();
+        return Err((
+            "src",
+            format!(
+                "`{}` is not an https:// URL (or a data:image/...;base64, URI): clients and the registry drop other icons",
+                shown.escape_default()
+            ),
+        ));
+    }
+    if let Some(mime) = &icon.mime_type
+        && !mime.starts_with("image/")
+    {
+        return Err(("mime_type", format!("`{}` is not an image type (`image/png`, ...)", mime.escape_default())));
+    }
+    for size in &icon.sizes {
+        let valid = size == "any"
+            || size.split_once('x').is_some_and(|(w, h)| {
+                [w, h].iter().all(|n| !n.is_empty() && n.len() <= 5 && n.bytes().all(|b| b.is_ascii_digit()))
+            });
+        if !valid {
+            return Err(("sizes", format!("`{}` is not a size: write `48x48` or `any`", size.escape_default())));
+        }
+    }
+    Ok(())
 }
 
 /// The `groups` table alone.
@@ -365,12 +449,33 @@ mod tests {
             ("cors_origins = ['not an origin']", "cors_origins", ""),
             ("[groups.admin]\nsession_ttl = true", "groups.admin.session_ttl", ""),
             ("[groups.admin.server]\nname = 5", "groups.admin.server.name", "invalid type"),
+            ("session_ttl = '1000000000y'", "session_ttl", "longer than the longest session TTL"),
+            ("[groups.a]\nsession_ttl = '366d'", "groups.a.session_ttl", "a year"),
+            ("cache_hints = { ttl = '300000000y' }", "cache_hints.ttl", "longer than the longest cache hint"),
+            ("[[server.icons]]\nsrc = 'http://example.com/i.png'", "server.icons.0.src", "not an https:// URL"),
+            ("[[server.icons]]\nsrc = 'https://example.com/i.png'\nsizes = ['huge']", "server.icons.0.sizes", "48x48"),
+            (
+                "[[server.icons]]\nsrc = 'https://example.com/i.png'\nmime_type = 'text/html'",
+                "server.icons.0.mime_type",
+                "image",
+            ),
         ];
         for (text, key, message) in cases {
             let error = toml(text).expect_err(text);
             assert_eq!(error.key, key, "{text}: {error}");
             assert!(error.message.contains(message), "{text}: {error}");
         }
+    }
+
+    #[test]
+    fn unknown_groups_are_named() {
+        let settings = toml("[groups.mpc]\ninstructions = 'x'\n[groups.admin]\ninstructions = 'y'").unwrap();
+        let error = settings.check_groups(["mcp", "admin"]).unwrap_err();
+        assert_eq!(error.key, "groups.mpc");
+        assert!(error.message.contains("did you mean `mcp`"), "{error}");
+        let error = settings.check_groups(["catalog"]).unwrap_err();
+        assert!(error.message.contains("the groups are: `catalog`"), "{error}");
+        assert!(toml("[groups.mcp]\ninstructions = 'x'").unwrap().check_groups(["mcp"]).is_ok());
     }
 
     #[test]

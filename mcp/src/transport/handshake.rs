@@ -126,7 +126,11 @@ async fn tool_call(
         }
         Err(error) => return json_error(inner, id, &error),
     };
-    let progress_token = params.meta.and_then(|m| m.progress_token).map(|t| t.to_owned());
+    let progress_token = match params.meta.and_then(|m| m.progress_token).map(crate::notify::progress_token) {
+        None => None,
+        Some(Ok(token)) => Some(token),
+        Some(Err(error)) => return json_error(inner, id, &error),
+    };
     let call = ToolCall {
         id,
         name: params.name,
@@ -252,11 +256,12 @@ fn notification(inner: &Inner, session: &Session, req: &RpcRequest<'_>) {
         "notifications/cancelled" => {
             if let Ok(Some(params)) = req.params_as::<CancelledParams<'_>>() {
                 let cancelled = inner.inflight.cancel(&session.id, params.request_id.get());
-                tracing::debug!(request = params.request_id.get(), cancelled, "notifications/cancelled");
+                let request = rpc::logged::logged(params.request_id.get());
+                tracing::debug!(request = %request, cancelled, "notifications/cancelled");
             }
         }
         "notifications/initialized" | "notifications/roots/list_changed" => {}
-        other => tracing::debug!(method = other, "ignoring notification"),
+        other => tracing::debug!(method = %rpc::logged::logged(other), "ignoring notification"),
     }
 }
 
@@ -382,7 +387,11 @@ async fn initialize(
             let error = ProtocolError::new(code::NO_SESSION, "too many open sessions");
             return reply::error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &error);
         }
-        Err(e) => return reply_error(RpcError::internal(e)),
+        Err(e) => {
+            tracing::warn!(error = %e, "a session could not be created: initialize refused");
+            let error = ProtocolError::new(code::NO_SESSION, "Session store unavailable; retry later");
+            return reply::error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &error);
+        }
     }
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(negotiated.as_str()));
@@ -455,7 +464,14 @@ async fn session_of(
             Ok((session, version))
         }
         Ok(_) => refuse(StatusCode::NOT_FOUND, code::SESSION_NOT_FOUND, "Session not found".to_owned()),
-        Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, code::NO_SESSION, e.to_string()),
+        Err(e) => {
+            tracing::warn!(error = %e, "a session could not be read: request refused");
+            refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                code::NO_SESSION,
+                "Session store unavailable; retry later".to_owned(),
+            )
+        }
     }
 }
 
@@ -471,7 +487,9 @@ pub(crate) async fn delete(inner: &Inner, endpoint: &str, headers: &HeaderMap, c
         Ok(true) => status_response(StatusCode::OK),
         Ok(false) => not_found(),
         Err(e) => {
-            reply::error(StatusCode::SERVICE_UNAVAILABLE, None, &ProtocolError::new(code::NO_SESSION, e.to_string()))
+            tracing::warn!(error = %e, "a session could not be removed");
+            let error = ProtocolError::new(code::NO_SESSION, "Session store unavailable; retry later");
+            reply::error(StatusCode::SERVICE_UNAVAILABLE, None, &error)
         }
     }
 }

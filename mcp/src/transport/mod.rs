@@ -26,6 +26,7 @@ mod exchange;
 mod handshake;
 mod headers;
 pub(crate) mod inflight;
+pub(crate) mod listen_slots;
 pub mod negotiate;
 mod reply;
 mod sse;

@@ -21,6 +21,7 @@ use rpc::server::body::ResponseBody;
 use rpc::{Execution, Executor};
 use tokio::sync::{broadcast, mpsc, watch};
 
+use super::listen_slots::ListenSlot;
 use crate::changes::ListChange;
 use crate::protocol::meta;
 
@@ -241,8 +242,11 @@ pub(crate) fn listen_body(
     changes: broadcast::Receiver<ListChange>,
     closed: Vec<watch::Receiver<bool>>,
     keep_alive: Duration,
+    slot: ListenSlot,
 ) -> ResponseBody {
     struct State {
+        /// The stream's place under the endpoint's limits, for as long as it is open.
+        _slot: ListenSlot,
         queue: VecDeque<Bytes>,
         tagged_meta: String,
         id: String,
@@ -273,6 +277,7 @@ pub(crate) fn listen_body(
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let state = State {
+        _slot: slot,
         queue: VecDeque::from([event(&acknowledgement)]),
         tagged_meta: format!("{{\"{}\":{id}}}", meta::SUBSCRIPTION_ID),
         id,

@@ -25,6 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::exchange::{self, ToolCall};
+use super::listen_slots::Refused;
 use super::negotiate::{Accepted, accepted};
 use super::reply::{self, HttpResponse, stateless_status};
 use super::sse::{self, ListenFilter};
@@ -240,15 +241,11 @@ fn admit<'a>(request: &'a RpcRequest<'a>, headers: &HeaderMap) -> Result<Admitte
             }
         },
     };
-    let progress_token = match envelope.progress_token {
-        None => None,
-        Some(raw)
-            if raw.get().starts_with('"') || raw.get().starts_with('-') || raw.get().as_bytes()[0].is_ascii_digit() =>
-        {
-            Some(raw.to_owned())
-        }
-        Some(_) => return Err(invalid_params("`progressToken` must be a string or a number")),
-    };
+    let progress_token = envelope
+        .progress_token
+        .map(crate::notify::progress_token)
+        .transpose()
+        .map_err(|e| invalid_params(e.message().to_owned()))?;
     let client = client_view(protocol, envelope.client_capabilities, envelope.client_info);
     let input_bytes = request.params.map_or(0, |p| p.get().len());
     Ok(Admitted { params, input_bytes, client, wanted: Wanted { progress_token, log_level } })
@@ -341,7 +338,9 @@ pub(crate) async fn handle(
             None => fail(invalid_params("Invalid cursor")),
         },
         "tools/call" => call(endpoint, tools, version, id, admitted, headers, accepted, caller).await,
-        "subscriptions/listen" if inner.list_changes.is_some() => listen(endpoint, id, admitted, accepted, extensions),
+        "subscriptions/listen" if inner.list_changes.is_some() => {
+            listen(endpoint, id, admitted, accepted, extensions, &caller)
+        }
         other => {
             let shown: String = other.chars().take(64).collect();
             fail(ProtocolError::new(rpc::error::code::METHOD_NOT_FOUND, format!("Method not found: {shown}")))
@@ -398,6 +397,7 @@ fn listen(
     admitted: Admitted<'_>,
     accepted: Accepted,
     extensions: &http::Extensions,
+    caller: &Caller,
 ) -> HttpResponse {
     let inner = &endpoint.inner;
     let Some(changes) = &inner.list_changes else {
@@ -411,6 +411,29 @@ fn listen(
         );
         return reply::error(StatusCode::NOT_ACCEPTABLE, Some(id), &error);
     }
+    // A client is its identity when it has one, else its address.
+    let client = match (caller.owner(), extensions.get::<rpc::server::PeerAddr>()) {
+        (Some(subject), _) => format!("id:{subject}"),
+        (None, Some(peer)) => format!("ip:{}", peer.0.ip()),
+        (None, None) => "local".to_owned(),
+    };
+    let slot = match inner.listen_slots.take(&client) {
+        Ok(slot) => slot,
+        Err(refused) => {
+            let message = match refused {
+                Refused::Client(limit) => {
+                    format!("Too many subscriptions/listen streams: at most {limit} per client; close one first")
+                }
+                Refused::Endpoint(limit) => {
+                    format!("Too many subscriptions/listen streams: the server has its {limit} open; retry later")
+                }
+            };
+            let error = ProtocolError::new(rpc::error::code::INVALID_REQUEST, message);
+            let mut response = reply::error(StatusCode::TOO_MANY_REQUESTS, Some(id), &error);
+            response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("5"));
+            return response;
+        }
+    };
     let asked = admitted.params.notifications.unwrap_or(Value::Null);
     let wants = |field: &str| asked.get(field).and_then(Value::as_bool).unwrap_or(false);
     // Only tool-list changes exist on this endpoint: other kinds are left
@@ -438,6 +461,7 @@ fn listen(
         changes.subscribe(),
         closed,
         inner.config.keep_alive,
+        slot,
     );
     sse::response(body)
 }

@@ -483,7 +483,7 @@ impl Shared {
         if let Some((_, abort)) = &found {
             abort.abort();
         }
-        tracing::debug!(request, cancelled = found.is_some(), "stdio: notifications/cancelled");
+        tracing::debug!(request = %rpc::logged::logged(request), cancelled = found.is_some(), "stdio: notifications/cancelled");
     }
 
     /// The in-process HTTP request carrying `body`.
@@ -621,8 +621,9 @@ impl Exchange {
         let Message { kind, id, method, .. } = self.message.as_parts();
         if matches!(kind, Kind::Notification | Kind::Response) {
             if !status.is_success() {
-                let shown = String::from_utf8_lossy(&json[..json.len().min(512)]).into_owned();
-                tracing::warn!(%status, method, "stdio: a notification or response was refused: {shown}");
+                let shown = rpc::logged::logged_bytes(&json);
+                let method = method.map(rpc::logged::logged);
+                tracing::warn!(%status, method = ?method, reply = %shown, "stdio: a notification or response was refused");
             }
             return;
         }

@@ -75,7 +75,9 @@ impl McpEndpoint {
         let eras = inner.config.eras;
         let allow = if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" };
         // A browser asking for the endpoint gets its page, a document.
-        let page = request.method() == HttpMethod::GET && crate::docs_page::wants_page(request.headers());
+        // HEAD is GET without the body (hyper leaves it out), with the same rules.
+        let page = matches!(*request.method(), HttpMethod::GET | HttpMethod::HEAD)
+            && crate::docs_page::wants_page(request.headers());
         let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
         inner
             .security
@@ -84,7 +86,9 @@ impl McpEndpoint {
                 let language = translations.negotiate(request.headers());
                 let caller = Caller { identity, language };
                 let mut response = match *request.method() {
-                    HttpMethod::GET if page => crate::docs_page::response(self, version, &request, language),
+                    HttpMethod::GET | HttpMethod::HEAD if page => {
+                        crate::docs_page::response(self, version, &request, language)
+                    }
                     HttpMethod::POST => self.post(version, tools, request, caller).await,
                     HttpMethod::DELETE if eras.handshake() => {
                         handshake::delete(inner, tools.endpoint(), request.headers(), &caller).await

@@ -1,12 +1,14 @@
 //! What runs after the response was sent: the `after_response` listeners,
 //! then the cache relations (`#[rpc::invalidates]`): each related method's
-//! entry for the same arguments (those it declares) is removed, and
-//! computed again when the relation asks for a warm-up.
+//! entries for the same arguments (those it declares) go stale for every
+//! caller (a new generation stamp, see `executor::cache`), and the
+//! caller's own entry is computed again when the relation asks for a
+//! warm-up.
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Call, CallInfo, Executor, Params, keys};
+use super::{Call, CallInfo, Executor, Params};
 
 impl Executor {
     pub(super) async fn after_response(&self, done: Vec<(CallInfo, Box<RawValue>)>) {
@@ -22,9 +24,9 @@ impl Executor {
             let Some(related) = self.registry.method(info.version, relation.method, None).cloned() else {
                 continue;
             };
-            if !related.descriptor().cache.is_some_and(|policy| policy.applies_in(self.env)) {
+            let Some(policy) = related.descriptor().cache.filter(|policy| policy.applies_in(self.env)) else {
                 continue;
-            }
+            };
             let declared = related.descriptor().params;
             let params: Map<String, Value> = info
                 .params
@@ -32,8 +34,8 @@ impl Executor {
                 .filter(|(name, _)| declared.iter().any(|p| p.is_param && p.name == name.as_str()))
                 .map(|(name, value)| (name.clone(), value.clone()))
                 .collect();
-            let key = keys::method_cache_key(&related, info.version, &params, info.identity.as_deref());
-            if let Err(e) = self.stores.cache.remove(&key).await {
+            // Every caller's entry goes stale, not only this caller's.
+            if let Err(e) = self.cache_invalidate(&related, info.version, &policy, &params).await {
                 tracing::warn!(method = related.name(), error = %e, "could not invalidate a cached result");
                 continue;
             }
@@ -46,7 +48,7 @@ impl Executor {
                     .ignore_cache(true);
                 let warmed = Box::pin(self.execute(call)).await;
                 if let Err(e) = warmed.result {
-                    tracing::debug!(method = related.name(), error = %e.message(), "warm-up call failed");
+                    tracing::debug!(method = related.name(), error = %crate::logged::logged(e.message()), "warm-up call failed");
                 }
             }
         }

@@ -83,6 +83,17 @@ pub(crate) fn method_cache_key(
     cache_key(method.name(), version, &full, identity)
 }
 
+/// The generation key of a call of `method` (see `executor::cache`): the
+/// cache key without the caller, under `rpc:cgen:`. An invalidation writes
+/// a new stamp there, making every caller's entry for these parameters stale.
+pub(crate) fn generation_key(method: &crate::registry::Method, version: u32, params: &Map<String, Value>) -> String {
+    let key = method_cache_key(method, version, params, None);
+    match key.strip_prefix("rpc:cache:") {
+        Some(rest) => format!("rpc:cgen:{rest}"),
+        None => format!("rpc:cgen:{key}"),
+    }
+}
+
 /// The cache key of a call: `rpc:cache:<method>:v<version>:` and the
 /// parameters in canonical form (so their order does not matter): as they
 /// are (`j:{"id":7}`) when short, else their SHA-256 (`h:<hex>`); then the

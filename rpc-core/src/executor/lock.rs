@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::logged::logged;
 use crate::store::LockStore;
 
 /// A lock taken for one call.
@@ -52,8 +53,12 @@ impl LockGuard {
 async fn release(store: &dyn LockStore, key: &str, owner: &str) {
     match store.release(key, owner).await {
         Ok(true) => {}
-        Ok(false) => tracing::warn!(key, "a method lock expired before its call ended (raise the lock's ttl)"),
-        Err(e) => tracing::error!(key, error = %e, "could not release a method lock; it expires after its ttl"),
+        Ok(false) => {
+            tracing::warn!(key = %logged(key), "a method lock expired before its call ended (raise the lock's ttl)")
+        }
+        Err(e) => {
+            tracing::error!(key = %logged(key), error = %e, "could not release a method lock; it expires after its ttl")
+        }
     }
 }
 
@@ -67,7 +72,9 @@ impl Drop for LockGuard {
             Ok(handle) => {
                 handle.spawn(async move { release(&*store, &key, &owner).await });
             }
-            Err(_) => tracing::warn!(key, "a method lock was dropped outside a runtime; it expires after its ttl"),
+            Err(_) => {
+                tracing::warn!(key = %logged(&key), "a method lock was dropped outside a runtime; it expires after its ttl")
+            }
         }
     }
 }

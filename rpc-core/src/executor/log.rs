@@ -5,9 +5,12 @@ use serde_json::{Map, Value};
 
 use super::Stage;
 use crate::error::RpcError;
+use crate::logged::{logged, logged_up_to};
 
 /// The most bytes of parameters an error log line shows.
 pub(super) const LOGGED_PARAMS_BYTES: usize = 256;
+/// The most bytes of an error message a log line shows.
+const LOGGED_MESSAGE_BYTES: usize = 512;
 
 /// The level a call's error is logged at: internal errors at `error`,
 /// the method's own errors at `info`, the caller's mistakes and refusals
@@ -30,16 +33,21 @@ pub(super) fn level_enabled(level: tracing::Level) -> bool {
     }
 }
 
-/// Logs a call's error with the method and the parameters (cut).
+/// Logs a call's error with the method and the parameters (cut). The
+/// method may be a name the client sent (an unknown one), the message may
+/// quote the request: both are escaped and bounded ([`logged`]).
 pub(super) fn log_error(method: &str, shown: Option<&str>, stage: Stage, error: &RpcError) {
-    let shown = shown.unwrap_or("");
-    let (code, message) = (error.code(), error.message());
+    let shown = logged_up_to(shown.unwrap_or(""), LOGGED_PARAMS_BYTES + 4);
+    let (code, message) = (error.code(), logged_up_to(error.message(), LOGGED_MESSAGE_BYTES));
+    let method = logged(method);
     match log_level(stage, error) {
         tracing::Level::ERROR => {
-            tracing::error!(method, params = %shown, code, error = %message, ?stage, "call failed")
+            tracing::error!(method = %method, params = %shown, code, error = %message, ?stage, "call failed")
         }
-        tracing::Level::INFO => tracing::info!(method, params = %shown, code, error = %message, ?stage, "call failed"),
-        _ => tracing::debug!(method, params = %shown, code, error = %message, ?stage, "call refused"),
+        tracing::Level::INFO => {
+            tracing::info!(method = %method, params = %shown, code, error = %message, ?stage, "call failed")
+        }
+        _ => tracing::debug!(method = %method, params = %shown, code, error = %message, ?stage, "call refused"),
     }
 }
 

@@ -10,10 +10,12 @@
 //! [`store`](crate::store) for where cached results and locks live.
 
 mod after;
+mod cache;
 mod keys;
 mod lock;
 mod log;
 
+use cache::{CacheSlot, Lookup};
 use log::{Shown, level_enabled, log_error, log_level};
 
 use std::future::Future;
@@ -332,18 +334,20 @@ impl Executor {
             None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
         };
         let descriptor = method.descriptor();
-        let cache_key = descriptor.cache.filter(|policy| policy.applies_in(self.env)).map(|policy| {
+        let cache_slot = descriptor.cache.filter(|policy| policy.applies_in(self.env)).map(|policy| {
             // Hashing large arguments is CPU work like validating them.
-            let key = cpu_bound(call.input_bytes, || {
-                keys::method_cache_key(&method, call.version, &params, context.identity())
-            });
-            (key, policy)
+            cpu_bound(call.input_bytes, || {
+                CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
+            })
         });
-        if let Some((key, _)) = &cache_key
-            && !call.ignore_cache
-            && let Some(hit) = self.cached(key).await
-        {
-            return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+        let mut stamp = None;
+        if let Some(slot) = &cache_slot {
+            match self.cache_lookup(slot, call.ignore_cache).await {
+                Lookup::Hit(hit) => {
+                    return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+                }
+                Lookup::Miss(current) => stamp = current,
+            }
         }
         let needs_record = !self.listeners.is_empty() || !descriptor.invalidates.is_empty();
         let record = needs_record.then(|| CallInfo {
@@ -394,10 +398,8 @@ impl Executor {
         if let Some(lock) = lock {
             lock.release().await;
         }
-        if let (Some((key, policy)), Ok(value)) = (&cache_key, &result)
-            && let Err(e) = self.stores.cache.put(key, value.get(), Duration::from_secs(policy.ttl_secs)).await
-        {
-            tracing::warn!(method = method.name(), error = %e, "could not store a result in the cache");
+        if let (Some(slot), Ok(value)) = (&cache_slot, &result) {
+            self.cache_store(slot, stamp.as_deref(), value).await;
         }
         if let Some(info) = &record {
             self.listeners.after_execute(info, &result).await;
@@ -426,24 +428,6 @@ impl Executor {
         call.params = request.params;
         outcome?;
         Ok((request.method != call.method).then_some(request.method))
-    }
-
-    /// A cached result, if there is one (a store failure counts as a miss).
-    async fn cached(&self, key: &str) -> Option<Box<RawValue>> {
-        match self.stores.cache.get(key).await {
-            Ok(Some(text)) => match RawValue::from_string(text) {
-                Ok(raw) => Some(raw),
-                Err(e) => {
-                    tracing::warn!(key, error = %e, "a cached result is not JSON; calling the method");
-                    None
-                }
-            },
-            Ok(None) => None,
-            Err(e) => {
-                tracing::warn!(key, error = %e, "the cache store failed; calling the method");
-                None
-            }
-        }
     }
 
     /// A call refused once `before_execute` was reached: the execution
@@ -647,7 +631,7 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 fn panic_error(method: &str, panic: &(dyn std::any::Any + Send)) -> RpcError {
     let message = panic_message(panic);
-    tracing::error!(method, panic = %message, "method panicked");
+    tracing::error!(method, panic = %crate::logged::logged_up_to(&message, 512), "method panicked");
     RpcError::internal(format!("method `{method}` panicked: {message}")).with_kind("panic")
 }
 

@@ -187,8 +187,29 @@ impl Callbacks {
             .body(body)
             .send()
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| self.failure(&e))?;
         Ok(response.status())
+    }
+
+    /// Why a POST failed, in words an operator can act on: a timeout with
+    /// its limit, a refused connection, and the cause reqwest wraps.
+    fn failure(&self, e: &reqwest::Error) -> String {
+        let mut why = if e.is_timeout() {
+            format!("no response within {:?} (connect {:?})", self.timeout, self.connect_timeout)
+        } else if e.is_connect() {
+            "could not connect".to_owned()
+        } else if e.is_redirect() {
+            "redirects are not followed".to_owned()
+        } else {
+            "the request failed".to_owned()
+        };
+        let mut source = std::error::Error::source(e);
+        while let Some(cause) = source {
+            why.push_str(": ");
+            why.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        why
     }
 }
 

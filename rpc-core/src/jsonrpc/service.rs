@@ -27,6 +27,7 @@ use crate::jsonrpc::envelope::{self, Message};
 use crate::jsonrpc::limits::JsonLimits;
 use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use crate::jsonrpc::special;
+use crate::logged::logged;
 use crate::openrpc::{self, ApiInfo, Texts};
 use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{
@@ -506,16 +507,23 @@ impl JsonRpcService {
             Ok(result) => write_result(&mut body, &id, result.get().as_bytes()),
             Err(error) => write_error(&mut body, Some(&id), error, env),
         }
-        let target = format!("{}://{}{}", job.url.scheme(), job.url.host_str().unwrap_or(""), job.url.path());
+        // The URL without its query (which may carry a secret), with its port.
+        let target = match job.url.port() {
+            Some(port) => {
+                format!("{}://{}:{port}{}", job.url.scheme(), job.url.host_str().unwrap_or(""), job.url.path())
+            }
+            None => format!("{}://{}{}", job.url.scheme(), job.url.host_str().unwrap_or(""), job.url.path()),
+        };
+        let (method, target) = (logged(&job.method), logged(&target));
         match inner.callbacks.post(job.url, body, job.headers).await {
             Ok(status) if status.is_success() => {
-                tracing::debug!(method = %job.method, callback = %target, %status, "callback delivered");
+                tracing::debug!(method = %method, callback = %target, %status, "callback delivered");
                 inner.executor.response_sent(vec![execution]);
             }
             Ok(status) => {
-                tracing::warn!(method = %job.method, callback = %target, %status, "callback endpoint refused the response")
+                tracing::warn!(method = %method, callback = %target, %status, "callback endpoint refused the response")
             }
-            Err(why) => tracing::warn!(method = %job.method, callback = %target, error = %why, "callback failed"),
+            Err(why) => tracing::warn!(method = %method, callback = %target, error = %logged(&why), "callback failed"),
         }
     }
 
@@ -598,7 +606,7 @@ impl JsonRpcService {
                 .with_kind("rpc::CallbacksBusy"));
         };
         if let Some(ray) = &special.ray_id {
-            tracing::debug!(method = %request.method, ray_id = %ray, "asynchronous call accepted");
+            tracing::debug!(method = %logged(&request.method), ray_id = %logged(ray), "asynchronous call accepted");
         }
         let out = request.id.map(|id| {
             let ack = json!({"async": true, "callback": url.as_str()}).to_string();

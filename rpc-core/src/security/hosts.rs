@@ -206,8 +206,11 @@ fn is_authority(text: &str) -> bool {
     };
     let host_ok =
         host.is_none_or(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b)));
+    // A port is 1 to 65535 (what `server.json` and manifests would carry).
     let port_ok = port.is_empty()
-        || port.strip_prefix(':').is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+        || port.strip_prefix(':').is_some_and(|p| {
+            (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n > 0)
+        });
     host_ok && port_ok
 }
 
@@ -331,8 +334,25 @@ mod tests {
             assert!(is_authority(good), "{good}");
         }
         for bad in [
-            "", ":80", "a:", "a:123456", "a:8x", "u@h", "h/p", "h?q", "h#f", "[::1", "[]", "[::1]x", "a b", "h:1:2",
+            "",
+            ":80",
+            "a:",
+            "a:123456",
+            "a:8x",
+            "u@h",
+            "h/p",
+            "h?q",
+            "h#f",
+            "[::1",
+            "[]",
+            "[::1]x",
+            "a b",
+            "h:1:2",
             "[::1]:",
+            "localhost:99999",
+            "a:65536",
+            "a:0",
+            "[::1]:00000",
         ] {
             assert!(!is_authority(bad), "{bad}");
         }

@@ -6,9 +6,19 @@
 //! (`subtle`), against every configured token, so neither the position of
 //! the first wrong byte nor the length of a configured token shows in the
 //! time an answer takes.
+//!
+//! A caller's [`Identity`] comes from its credential, never from where the
+//! token stands in the configuration: a label given with
+//! [`TokenPolicy::named_token`], else `token:` and a digest of the token
+//! (HMAC-SHA-256, keyed with [`TokenPolicy::identity_key`] when one is
+//! set). Two instances configured with the same tokens in another order,
+//! or an instance restarted after a token was revoked, agree on who is who:
+//! sessions, cached results and locks of one token are never reached with
+//! another.
 
 use std::path::Path;
 
+use hmac::{Hmac, KeyInit, Mac};
 use http::HeaderName;
 use http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
@@ -26,7 +36,9 @@ pub struct TokenPolicy {
     header: HeaderName,
     /// The header's name as configured (`Ufo-RPC-Token`), for messages.
     spelling: String,
-    tokens: Vec<([u8; 32], String)>,
+    tokens: Vec<Token>,
+    /// The key of the digests that name unnamed tokens (empty: none).
+    identity_key: Vec<u8>,
     protect_api: bool,
     protect_docs: bool,
 }
@@ -46,6 +58,38 @@ impl Default for TokenPolicy {
     fn default() -> Self {
         TokenPolicy::new()
     }
+}
+
+/// One accepted token: its digest, and the subject of its callers.
+#[derive(Clone)]
+struct Token {
+    digest: [u8; 32],
+    /// A label given with the token (`named_token`), else `None`.
+    name: Option<String>,
+    /// The subject of the identity: the name, or the token's derived label.
+    subject: String,
+}
+
+/// The number of hex digits of a derived token label (96 bits).
+const DERIVED_LABEL_HEX: usize = 24;
+
+/// The label of an unnamed token: `token:` and the start of
+/// HMAC-SHA-256(key, SHA-256(token)) in hex; the same on every instance
+/// configured with the same key, whatever the order of its tokens.
+fn derived_label(key: &[u8], digest: &[u8; 32]) -> String {
+    const DOMAIN: &[u8] = b"rpc-core token identity v1";
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(if key.is_empty() { DOMAIN } else { key })
+        .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+    mac.update(DOMAIN);
+    mac.update(digest);
+    let tag = mac.finalize().into_bytes();
+    let mut label = String::with_capacity(6 + DERIVED_LABEL_HEX);
+    label.push_str("token:");
+    for byte in &tag[..DERIVED_LABEL_HEX / 2] {
+        label.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+        label.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+    }
+    label
 }
 
 /// A token source could not be read.
@@ -77,28 +121,72 @@ impl TokenPolicy {
             header: HeaderName::from_static(DEFAULT_TOKEN_HEADER),
             spelling: "Ufo-RPC-Token".to_owned(),
             tokens: Vec::new(),
+            identity_key: Vec::new(),
             protect_api: true,
             protect_docs: false,
         }
     }
 
-    /// Accepts `token`; the caller's identity is `token-N` (N from 1, in
-    /// the order tokens were added).
+    /// Accepts `token`; the caller's identity is derived from the token
+    /// itself: `token:` and 24 hex digits of its keyed digest (see
+    /// [`identity_key`](Self::identity_key)), the same on every instance
+    /// and after every restart, whatever the order tokens are listed in.
     pub fn token(self, token: impl AsRef<str>) -> Result<Self, TokenError> {
-        let label = format!("token-{}", self.tokens.len() + 1);
-        self.named_token(label, token)
+        self.add(None, token.as_ref())
     }
 
-    /// Accepts `token`; the caller's identity is `label`.
-    pub fn named_token(mut self, label: impl Into<String>, token: impl AsRef<str>) -> Result<Self, TokenError> {
-        let token = token.as_ref();
+    /// Accepts `token`; the caller's identity is `label` (a client's name,
+    /// a tenant id). Labels must be unique: one label for two tokens would
+    /// give both the same sessions and cached results.
+    pub fn named_token(self, label: impl Into<String>, token: impl AsRef<str>) -> Result<Self, TokenError> {
+        let label = label.into();
+        if label.is_empty() || label.len() > 128 || label.chars().any(char::is_control) {
+            return Err(TokenError::Invalid(
+                "a token's label must be 1 to 128 characters without control characters".into(),
+            ));
+        }
+        if self.tokens.iter().any(|t| t.name.as_deref() == Some(label.as_str())) {
+            return Err(TokenError::Invalid(format!(
+                "the label `{}` is given to two tokens; each token needs its own",
+                label.escape_default()
+            )));
+        }
+        self.add(Some(label), token.as_ref())
+    }
+
+    fn add(mut self, name: Option<String>, token: &str) -> Result<Self, TokenError> {
         if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(TokenError::Invalid(
                 "a token must be non-empty visible ASCII (no spaces or control characters)".into(),
             ));
         }
-        self.tokens.push((digest(token.as_bytes()), label.into()));
+        let digest = digest(token.as_bytes());
+        if let Some(known) = self.tokens.iter().find(|t| t.digest == digest) {
+            if name.is_some() && known.name != name {
+                return Err(TokenError::Invalid("a token is given twice, with different labels".into()));
+            }
+            // The same token twice (a list and a file): one identity.
+            return Ok(self);
+        }
+        let subject = name.clone().unwrap_or_else(|| derived_label(&self.identity_key, &digest));
+        self.tokens.push(Token { digest, name, subject });
         Ok(self)
+    }
+
+    /// Keys the digests that name unnamed tokens (HMAC-SHA-256), so that
+    /// the identities in logs and in a shared store's keys cannot be used
+    /// to test guesses of a token. Every instance sharing a store needs the
+    /// same key (changing it gives every unnamed token a new identity: its
+    /// sessions and cached results are left behind). Without a key, the
+    /// digest is still one-way and keyed with a fixed domain string.
+    pub fn identity_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.identity_key = key.as_ref().to_vec();
+        for token in &mut self.tokens {
+            if token.name.is_none() {
+                token.subject = derived_label(&self.identity_key, &token.digest);
+            }
+        }
+        self
     }
 
     /// Accepts every token of a comma-separated list (an environment
@@ -129,6 +217,13 @@ impl TokenPolicy {
         self.header = header;
         self.spelling = name.to_owned();
         Ok(self)
+    }
+
+    /// The identity callers presenting `token` get, if it is accepted (to
+    /// find a token's callers in logs, listeners or a shared store).
+    pub fn identity_for(&self, token: &str) -> Option<Identity> {
+        let digest = digest(token.as_bytes());
+        self.tokens.iter().find(|t| bool::from(t.digest.ct_eq(&digest))).map(|t| Identity::new(t.subject.clone()))
     }
 
     /// Whether API requests need a token (default: yes).
@@ -179,13 +274,13 @@ impl TokenPolicy {
         let presented = digest(presented);
         let mut found = subtle::Choice::from(0);
         let mut index = 0u32;
-        for (i, (token, _)) in self.tokens.iter().enumerate() {
-            let matches = token.ct_eq(&presented);
+        for (i, token) in self.tokens.iter().enumerate() {
+            let matches = token.digest.ct_eq(&presented);
             index = u32::conditional_select(&index, &(i as u32), matches);
             found |= matches;
         }
         if bool::from(found) {
-            Access::Allow(self.tokens.get(index as usize).map(|(_, label)| Identity::new(label.clone())))
+            Access::Allow(self.tokens.get(index as usize).map(|token| Identity::new(token.subject.clone())))
         } else {
             Access::Forbidden("Forbidden: invalid token".into())
         }
@@ -257,18 +352,47 @@ mod tests {
         TokenPolicy::new().token("s3cret").unwrap().named_token("ci", "other-token").unwrap()
     }
 
+    /// The identity of the unnamed token `s3cret`.
+    fn s3cret() -> Identity {
+        Identity::new(derived_label(&[], &digest(b"s3cret")))
+    }
+
+    #[test]
+    fn identities_come_from_the_token_not_its_position() {
+        let ab = TokenPolicy::new().token("alpha-token").unwrap().token("beta-token").unwrap();
+        let ba = TokenPolicy::new().token("beta-token").unwrap().token("alpha-token").unwrap();
+        let only_b = TokenPolicy::new().token("beta-token").unwrap();
+        let alpha = headers(&[("ufo-rpc-token", "alpha-token")]);
+        let beta = headers(&[("ufo-rpc-token", "beta-token")]);
+        assert_eq!(ab.decide(&alpha), ba.decide(&alpha), "another order, the same identity");
+        assert_eq!(ab.decide(&beta), ba.decide(&beta));
+        assert_eq!(ab.decide(&beta), only_b.decide(&beta), "a revoked token does not shift the others");
+        assert_ne!(ab.decide(&alpha), ab.decide(&beta));
+        let Access::Allow(Some(identity)) = ab.decide(&alpha) else { panic!("allowed") };
+        assert!(identity.subject.starts_with("token:") && identity.subject.len() == 6 + DERIVED_LABEL_HEX);
+        assert!(!identity.subject.contains("alpha"), "the token does not show in its identity");
+        // A key changes every unnamed identity, the same way on every instance.
+        let keyed = ab.clone().identity_key("k1");
+        let keyed_first = TokenPolicy::new().identity_key("k1").token("alpha-token").unwrap();
+        assert_ne!(keyed.decide(&alpha), ab.decide(&alpha));
+        assert_eq!(keyed.decide(&alpha), keyed_first.decide(&alpha), "before or after the tokens");
+        // Labels: unique, and one per token.
+        assert!(TokenPolicy::new().named_token("a", "t1").unwrap().named_token("a", "t2").is_err());
+        assert!(TokenPolicy::new().named_token("a", "t1").unwrap().named_token("b", "t1").is_err());
+        assert!(TokenPolicy::new().named_token("", "t1").is_err());
+        assert!(TokenPolicy::new().named_token("a\nb", "t1").is_err());
+        assert_eq!(TokenPolicy::new().token("t1").unwrap().token("t1").unwrap().len(), 1);
+    }
+
     #[test]
     fn header_and_bearer() {
         let p = policy();
-        assert_eq!(p.decide(&headers(&[("ufo-rpc-token", "s3cret")])), Access::allow_as(Identity::new("token-1")));
+        assert_eq!(p.decide(&headers(&[("ufo-rpc-token", "s3cret")])), Access::allow_as(s3cret()));
         assert_eq!(
             p.decide(&headers(&[("authorization", "Bearer other-token")])),
             Access::allow_as(Identity::new("ci"))
         );
-        assert_eq!(
-            p.decide(&headers(&[("authorization", "bearer  s3cret ")])),
-            Access::allow_as(Identity::new("token-1"))
-        );
+        assert_eq!(p.decide(&headers(&[("authorization", "bearer  s3cret ")])), Access::allow_as(s3cret()));
         assert!(matches!(p.decide(&headers(&[])), Access::Unauthorized(_)));
         assert!(matches!(p.decide(&headers(&[("authorization", "Basic czNjcmV0")])), Access::Unauthorized(_)));
         assert!(matches!(p.decide(&headers(&[("ufo-rpc-token", "s3cre")])), Access::Forbidden(_)));
@@ -284,7 +408,7 @@ mod tests {
         let both = headers(&[("ufo-rpc-token", "s3cret"), ("authorization", "Bearer other-token")]);
         assert!(matches!(p.decide(&both), Access::Unauthorized(_)));
         let same = headers(&[("ufo-rpc-token", "s3cret"), ("authorization", "Bearer s3cret")]);
-        assert_eq!(p.decide(&same), Access::allow_as(Identity::new("token-1")));
+        assert_eq!(p.decide(&same), Access::allow_as(s3cret()));
     }
 
     #[test]
@@ -303,6 +427,6 @@ mod tests {
         assert!(!p.protects(Resource::Api) && p.protects(Resource::Docs));
         let custom = policy().header("X-Api-Key").unwrap();
         assert!(policy().header("bad header").is_err() && policy().header("Authorization").is_err());
-        assert_eq!(custom.decide(&headers(&[("x-api-key", "s3cret")])), Access::allow_as(Identity::new("token-1")));
+        assert_eq!(custom.decide(&headers(&[("x-api-key", "s3cret")])), Access::allow_as(s3cret()));
     }
 }

@@ -35,6 +35,8 @@ pub(crate) enum Expired {
     Idle,
     /// A graceful shutdown did not finish in its grace period.
     Closing,
+    /// A write made no progress for the write timeout.
+    WriteStalled,
 }
 
 /// The shared state of one connection.
@@ -42,6 +44,7 @@ pub(crate) struct Activity {
     start: Instant,
     header_read: Duration,
     idle: Duration,
+    write_stall: Duration,
     in_flight: AtomicUsize,
     /// Whether a request head has been received (the first phase is over).
     served: AtomicBool,
@@ -51,21 +54,41 @@ pub(crate) struct Activity {
     idle_since: AtomicU64,
     /// Milliseconds from `start` to the first byte read while idle, or [`NONE`].
     first_byte: AtomicU64,
+    /// Milliseconds from `start` to when a write last found the socket
+    /// full (and nothing was written since), or [`NONE`].
+    write_blocked: AtomicU64,
 }
 
 impl Activity {
     /// A connection accepted now.
-    pub(crate) fn new(header_read: Duration, idle: Duration) -> Arc<Activity> {
+    pub(crate) fn new(header_read: Duration, idle: Duration, write_stall: Duration) -> Arc<Activity> {
         Arc::new(Activity {
             start: Instant::now(),
             header_read,
             idle,
+            write_stall,
             in_flight: AtomicUsize::new(0),
             served: AtomicBool::new(false),
             http2: AtomicBool::new(false),
             idle_since: AtomicU64::new(0),
             first_byte: AtomicU64::new(NONE),
+            write_blocked: AtomicU64::new(NONE),
         })
+    }
+
+    /// A write found the socket full (the first time since the last
+    /// progress starts the write timeout).
+    fn write_blocked(&self) {
+        if self.write_blocked.load(Ordering::Relaxed) == NONE {
+            let _ = self.write_blocked.compare_exchange(NONE, self.now_ms(), Ordering::SeqCst, Ordering::SeqCst);
+        }
+    }
+
+    /// A write made progress.
+    fn wrote(&self) {
+        if self.write_blocked.load(Ordering::Relaxed) != NONE {
+            self.write_blocked.store(NONE, Ordering::SeqCst);
+        }
     }
 
     fn now_ms(&self) -> u64 {
@@ -103,7 +126,7 @@ impl Activity {
     /// How often the watchdog looks again when no deadline is near: often
     /// enough that a deadline that moved earlier is not missed.
     fn recheck(&self, closing: Option<(Instant, Duration)>) -> Duration {
-        let period = self.header_read.min(self.idle);
+        let period = self.header_read.min(self.idle).min(self.write_stall);
         let period = closing.map_or(period, |(_, grace)| period.min(grace));
         period.max(Duration::from_millis(5))
     }
@@ -111,6 +134,10 @@ impl Activity {
     /// The deadline in force, if any, and what it is for. `closing`: when a
     /// graceful shutdown started (then only an idle grace period counts).
     fn deadline(&self, closing: Option<(Instant, Duration)>) -> Option<(Option<Instant>, Expired)> {
+        let blocked = self.write_blocked.load(Ordering::SeqCst);
+        if blocked != NONE {
+            return Some((self.at(blocked, self.write_stall), Expired::WriteStalled));
+        }
         if self.in_flight.load(Ordering::SeqCst) > 0 {
             return None;
         }
@@ -129,8 +156,8 @@ impl Activity {
         Some((self.at(idle_since, self.idle), Expired::Idle))
     }
 
-    /// Resolves when the connection overstays a timeout (never while a
-    /// request is in flight). With `closing`, when it has had no request in
+    /// Resolves when the connection overstays a timeout (while a request is
+    /// in flight, only the write timeout). With `closing`, when it has had no request in
     /// flight for the grace period since the graceful shutdown started.
     pub(crate) async fn expired(&self, closing: Option<(Instant, Duration)>) -> Expired {
         let recheck = self.recheck(closing);
@@ -182,9 +209,21 @@ impl AsyncRead for TrackedIo {
     }
 }
 
+impl TrackedIo {
+    /// Tells the activity whether a write went through or found the socket full.
+    fn track<T>(&self, polled: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        match &polled {
+            Poll::Pending => self.activity.write_blocked(),
+            Poll::Ready(_) => self.activity.wrote(),
+        }
+        polled
+    }
+}
+
 impl AsyncWrite for TrackedIo {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.track(polled)
     }
 
     fn poll_write_vectored(
@@ -192,7 +231,8 @@ impl AsyncWrite for TrackedIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.track(polled)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -214,10 +254,34 @@ mod tests {
 
     const HEAD: Duration = Duration::from_secs(10);
     const IDLE: Duration = Duration::from_secs(60);
+    const WRITE: Duration = Duration::from_secs(30);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stalled_write_expires_even_in_flight() {
+        let activity = Activity::new(HEAD, IDLE, WRITE);
+        let _guard = activity.request_started(false);
+        assert_eq!(activity.deadline(None), None);
+        tokio::time::advance(Duration::from_secs(5)).await;
+        activity.write_blocked();
+        assert_eq!(activity.deadline(None), Some((activity.at(5_000, WRITE), Expired::WriteStalled)));
+        tokio::time::advance(Duration::from_secs(5)).await;
+        activity.write_blocked();
+        assert_eq!(activity.deadline(None), Some((activity.at(5_000, WRITE), Expired::WriteStalled)), "from the first");
+        activity.wrote();
+        assert_eq!(activity.deadline(None), None, "progress ends the stall");
+        activity.write_blocked();
+        let watchdog = tokio::spawn({
+            let activity = activity.clone();
+            async move { activity.expired(None).await }
+        });
+        let started = Instant::now();
+        assert_eq!(watchdog.await.ok(), Some(Expired::WriteStalled));
+        assert!(started.elapsed() <= WRITE + HEAD, "{:?}", started.elapsed());
+    }
 
     #[tokio::test(start_paused = true)]
     async fn phases() {
-        let activity = Activity::new(HEAD, IDLE);
+        let activity = Activity::new(HEAD, IDLE, WRITE);
         // Until the first request: the header-read timeout from accept, bytes or not.
         activity.bytes_read();
         assert_eq!(activity.deadline(None), Some((activity.at(0, HEAD), Expired::HeaderRead)));
@@ -239,7 +303,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn watchdog_waits_for_requests_in_flight() {
-        let activity = Activity::new(HEAD, IDLE);
+        let activity = Activity::new(HEAD, IDLE, WRITE);
         let guard = activity.request_started(false);
         let watchdog = tokio::spawn({
             let activity = activity.clone();
@@ -255,7 +319,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn closing_grace_counts_from_the_last_request() {
-        let activity = Activity::new(HEAD, IDLE);
+        let activity = Activity::new(HEAD, IDLE, WRITE);
         let grace = Duration::from_secs(2);
         let guard = activity.request_started(true);
         let closing = Some((Instant::now(), grace));
@@ -269,7 +333,7 @@ mod tests {
 
     #[test]
     fn huge_timeouts_do_not_overflow() {
-        let activity = Activity::new(Duration::MAX, Duration::MAX);
+        let activity = Activity::new(Duration::MAX, Duration::MAX, Duration::MAX);
         assert_eq!(activity.deadline(None), Some((None, Expired::HeaderRead)));
     }
 }

@@ -82,6 +82,11 @@ pub struct SecurityOptions {
     /// The header clients send their token in.
     #[arg(long, value_name = "NAME", default_value = "Ufo-RPC-Token")]
     pub token_header: String,
+    /// A secret that keys the digests naming each token's callers (their
+    /// identity in sessions, cache and lock keys, logs); every instance
+    /// sharing a Redis needs the same one. Prefer RPC_IDENTITY_KEY.
+    #[arg(long, value_name = "SECRET", env = "RPC_IDENTITY_KEY", hide_env_values = true)]
+    pub identity_key: Option<String>,
     /// Documents (OpenRPC, ...) need a token too (by default only API requests do).
     #[arg(long)]
     pub protect_docs: bool,
@@ -115,6 +120,9 @@ pub struct LimitOptions {
     /// Seconds a kept-alive connection may wait for its next request [default: 60]
     #[arg(long, value_name = "SECONDS")]
     pub idle_timeout: Option<u64>,
+    /// Seconds a write to a client may make no progress (a client that does not read); then the connection is closed [default: 30]
+    #[arg(long, value_name = "SECONDS")]
+    pub write_timeout: Option<u64>,
 }
 
 impl LimitOptions {
@@ -137,6 +145,9 @@ impl LimitOptions {
         if let Some(s) = self.idle_timeout {
             limits = limits.idle_timeout(secs(s));
         }
+        if let Some(s) = self.write_timeout {
+            limits = limits.write_timeout(secs(s));
+        }
         limits
     }
 }
@@ -156,6 +167,9 @@ impl SecurityOptions {
                 .header(&self.token_header)
                 .map_err(|e| format!("--token-header: {e}"))?
                 .protect_docs(self.protect_docs);
+            if let Some(key) = self.identity_key.as_deref().filter(|k| !k.is_empty()) {
+                tokens = tokens.identity_key(key);
+            }
             for token in self.tokens.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
                 tokens = tokens.token(token).map_err(|e| format!("--token: {e}"))?;
             }

@@ -48,9 +48,13 @@
 //! connection timer cuts them, and the request timeout ends with the
 //! response head.
 //!
-//! What the timers do not cover: a response the client does not read stays
-//! in flight (there is no write timeout; over HTTP/2 the keep-alive PINGs
-//! still find a vanished client); bytes of the next HTTP/1 request that
+//! In every phase, a write that cannot make progress (a client that stopped
+//! reading: its receive window and the socket's send buffer are full) for
+//! the write timeout closes the connection at once, so what such a client
+//! holds on the server (the response it does not read) is released after
+//! at most that long.
+//!
+//! What the timers do not cover: bytes of the next HTTP/1 request that
 //! arrive while the previous one is in flight (pipelining) do not start the
 //! header-read timer, so that head gets the idle timeout; a connection
 //! upgraded away from HTTP (`101 Switching Protocols`) leaves the timers but
@@ -88,6 +92,7 @@ pub struct ServerLimits {
     pub(crate) body_read_timeout: Duration,
     pub(crate) request_timeout: Duration,
     pub(crate) idle_timeout: Duration,
+    pub(crate) write_timeout: Duration,
     pub(crate) max_connections: Option<usize>,
     pub(crate) max_header_bytes: usize,
     pub(crate) max_headers: usize,
@@ -105,6 +110,7 @@ impl Default for ServerLimits {
             body_read_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(120),
             idle_timeout: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(30),
             max_connections: None,
             max_header_bytes: 64 * 1024,
             max_headers: HYPER_DEFAULT_MAX_HEADERS,
@@ -157,6 +163,15 @@ impl ServerLimits {
     /// than the balancer's own idle timeout. Default: 60 s.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// How long a write to the client may make no progress (the client
+    /// does not read what it asked for); then the connection is closed at
+    /// once, releasing the response it held. A slow reader that takes a
+    /// few bytes at a time keeps its connection. Default: 30 s.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
         self
     }
 

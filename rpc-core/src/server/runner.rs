@@ -119,7 +119,7 @@ where
                 if let Err(e) = stream.set_nodelay(true) {
                     tracing::debug!(error = %e, "could not set TCP_NODELAY");
                 }
-                let activity = Activity::new(limits.header_read_timeout, limits.idle_timeout);
+                let activity = Activity::new(limits.header_read_timeout, limits.idle_timeout, limits.write_timeout);
                 let io = TokioIo::new(TrackedIo::new(stream, activity.clone(), slot));
                 let service = ConnService::new(
                     service.clone(),
@@ -248,6 +248,11 @@ async fn drive<S>(
             // answered: close at once (a graceful shutdown would wait for
             // the head, that is for the grace period).
             tracing::debug!(%peer, "closing connection: request head not received in time");
+            return;
+        }
+        Expired::WriteStalled => {
+            // The client does not read: what it holds is released now.
+            tracing::debug!(%peer, "closing connection: the client stopped reading its response");
             return;
         }
         Expired::Idle => tracing::debug!(%peer, "closing idle connection"),

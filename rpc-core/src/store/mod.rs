@@ -8,9 +8,19 @@
 //! stores cost no allocation per call.
 //!
 //! Keys are built by the executor and are opaque to the stores
-//! (`rpc:cache:...`, `rpc:lock:...`); values are JSON text.
+//! (`rpc:cache:...`, `rpc:cgen:...`, `rpc:lock:...`); values are text.
+//!
+//! **When a store fails.** The cache fails open: a read that fails is a
+//! miss (the method runs), a write that fails is skipped. Locks fail
+//! closed: a lock that cannot be taken refuses the call (`-32603`), so a
+//! method that must not run twice never runs unguarded. (MCP sessions, in
+//! the `mcp` crate, fail closed too: a session that cannot be read is not
+//! served.) The Redis stores add a circuit breaker, so a Redis that is
+//! down or stalled costs one call one short timeout, and the calls after it
+//! none until it answers again (`store::redis`).
 
-mod memory;
+mod memory_cache;
+mod memory_locks;
 #[cfg(feature = "redis")]
 pub mod redis;
 
@@ -18,7 +28,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use memory::{DEFAULT_CACHE_BYTES, MemoryCache, MemoryLocks};
+pub use memory_cache::{DEFAULT_CACHE_BYTES, MemoryCache};
+pub use memory_locks::MemoryLocks;
 
 use crate::future::MaybeReady;
 
@@ -43,6 +54,10 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// A cached value and a generation stamp, read together
+/// ([`CacheStore::get_with_generation`]).
+pub type WithGeneration = (Option<String>, Option<String>);
+
 /// Stored call results, by key, each with its own time to live.
 ///
 /// A read that fails is treated as a miss (and logged): the method runs.
@@ -53,6 +68,22 @@ pub trait CacheStore: Send + Sync + 'static {
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> MaybeReady<'a, Result<(), StoreError>>;
     /// Removes `key` (nothing happens if it is absent).
     fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>>;
+
+    /// The values under `key` and `generation` together: a cached result
+    /// and the generation stamp it must carry to be current (one round trip
+    /// in a network store: override the default, which reads one after the
+    /// other).
+    fn get_with_generation<'a>(
+        &'a self,
+        key: &'a str,
+        generation: &'a str,
+    ) -> MaybeReady<'a, Result<WithGeneration, StoreError>> {
+        MaybeReady::pending(async move {
+            let value = self.get(key).await?;
+            let stamp = self.get(generation).await?;
+            Ok((value, stamp))
+        })
+    }
 }
 
 /// Named locks with an owner and a time to live.

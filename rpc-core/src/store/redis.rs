@@ -7,7 +7,22 @@
 //! pool. Every command is bounded by a response timeout; a failure is an
 //! error of the store (a cache miss, a refused locked call), never a hang.
 //!
-//! * cache: `GET`, `SET key value PX ttl`, `DEL`;
+//! **Circuit breaker.** A command that times out or loses its connection
+//! opens the breaker: from then on commands fail at once, without being
+//! sent, while a background probe sends `PING` every
+//! [`PROBE_INTERVAL`] until Redis answers, which closes the breaker. A dead
+//! or stalled Redis therefore costs one call one response timeout, and the
+//! calls after it nothing until it is back (the cache is skipped, locked
+//! calls are refused: see [`store`](crate::store) for each store's choice).
+//!
+//! **Late locks.** A `SET NX` that timed out may still reach a stalled Redis
+//! when it resumes, and hold the method for the lock's whole TTL with nobody
+//! to release it. The store remembers such acquisitions and releases them
+//! (by their owner token, so a lock somebody else took is left alone) as
+//! soon as Redis answers again.
+//!
+//! * cache: `GET`, `MGET` (an entry and its generation stamp), `SET key
+//!   value PX ttl`, `DEL`;
 //! * locks: `SET key owner NX PX ttl`; release runs a script that deletes
 //!   the key only while it still holds the owner's token.
 //!
@@ -18,11 +33,13 @@
 //! # Ok(()) }
 //! ```
 
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{AsyncCommands, Script};
+use redis::{RedisError, Script};
 
 use crate::future::MaybeReady;
 use crate::store::{CacheStore, LockStore, StoreError, Stores};
@@ -31,6 +48,11 @@ use crate::store::{CacheStore, LockStore, StoreError, Stores};
 pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long connecting may take.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How often an open circuit breaker checks whether Redis answers again.
+pub const PROBE_INTERVAL: Duration = Duration::from_millis(250);
+/// How often a lock acquisition that may have been applied late is
+/// released again, once Redis answers.
+const LATE_LOCK_RETRY: Duration = Duration::from_millis(250);
 
 const RELEASE: &str =
     r#"if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end"#;
@@ -42,6 +64,29 @@ pub struct RedisStore {
     connection: ConnectionManager,
     prefix: Arc<str>,
     release: Arc<Script>,
+    breaker: Arc<Breaker>,
+    response_timeout: Duration,
+}
+
+/// The circuit breaker shared by every handle on one connection.
+#[derive(Default)]
+struct Breaker {
+    /// Commands fail without being sent while this is set.
+    open: AtomicBool,
+    /// A probe task is running.
+    probing: AtomicBool,
+    /// Why the breaker opened (the error of the command that opened it).
+    reason: Mutex<String>,
+}
+
+/// Whether `e` says Redis cannot be reached (rather than that it refused
+/// one command): a timeout, a lost or refused connection.
+fn unreachable_error(e: &RedisError) -> bool {
+    e.is_timeout()
+        || e.is_io_error()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_unrecoverable_error()
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -75,7 +120,112 @@ impl RedisStore {
                 Ok(Err(e)) => return Err(failed("connection", e)),
                 Err(_) => return Err(StoreError::new(format!("redis connection: no answer within {connect:?}"))),
             };
-        Ok(RedisStore { connection, prefix: Arc::from(""), release: Arc::new(Script::new(RELEASE)) })
+        Ok(RedisStore {
+            connection,
+            prefix: Arc::from(""),
+            release: Arc::new(Script::new(RELEASE)),
+            breaker: Arc::default(),
+            response_timeout: response,
+        })
+    }
+
+    /// Whether the circuit breaker is open: Redis did not answer, and
+    /// commands fail at once until a probe finds it back.
+    pub fn is_unavailable(&self) -> bool {
+        self.breaker.open.load(Ordering::Acquire)
+    }
+
+    /// Runs one command (`what` names it in errors) through the circuit
+    /// breaker: refused at once while it is open; bounded by the response
+    /// timeout; a timeout or a lost connection opens it. Stores built on
+    /// this connection (MCP sessions) send their commands through here.
+    pub async fn guard<T>(
+        &self,
+        what: &str,
+        command: impl Future<Output = Result<T, RedisError>>,
+    ) -> Result<T, StoreError> {
+        if self.is_unavailable() {
+            let reason = self.breaker.reason.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            return Err(StoreError::new(format!(
+                "redis {what}: not sent, Redis is unavailable ({reason}); retried once it answers"
+            )));
+        }
+        // redis-rs bounds each attempt; this bounds its reconnection attempts too.
+        let bound = self.response_timeout.saturating_mul(2);
+        let outcome = match tokio::time::timeout(bound, command).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                let reason = format!("no answer within {bound:?}");
+                self.trip(&reason);
+                return Err(StoreError::new(format!("redis {what}: {reason}")));
+            }
+        };
+        outcome.map_err(|e| {
+            if unreachable_error(&e) {
+                self.trip(&e.to_string());
+            }
+            failed(what, e)
+        })
+    }
+
+    /// Opens the breaker and starts a probe (one at a time) that closes it
+    /// when Redis answers `PING` again.
+    fn trip(&self, reason: &str) {
+        *self.breaker.reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.chars().take(200).collect();
+        self.breaker.open.store(true, Ordering::Release);
+        if self.breaker.probing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // Nothing to probe with: let the next command try again.
+            self.breaker.probing.store(false, Ordering::Release);
+            self.breaker.open.store(false, Ordering::Release);
+            return;
+        };
+        tracing::warn!(reason, "redis unavailable: cache skipped, locked calls and sessions refused until it answers");
+        let this = self.clone();
+        runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(PROBE_INTERVAL).await;
+                let mut connection = this.connection.clone();
+                let ping = redis::cmd("PING");
+                if let Ok(Ok(_)) =
+                    tokio::time::timeout(this.response_timeout, ping.query_async::<String>(&mut connection)).await
+                {
+                    break;
+                }
+            }
+            this.breaker.open.store(false, Ordering::Release);
+            this.breaker.probing.store(false, Ordering::Release);
+            tracing::info!("redis answers again");
+        });
+    }
+
+    /// Releases a lock whose acquisition failed without an answer: the
+    /// `SET NX` may still be applied when Redis resumes. Tried once Redis
+    /// answers, then once more (a command of the dropped connection may be
+    /// read after the first answer), within the lock's TTL.
+    fn release_late(&self, key: String, owner: String, ttl: Duration) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let this = self.clone();
+        runtime.spawn(async move {
+            let deadline = tokio::time::Instant::now() + ttl;
+            let mut answers = 0;
+            while answers < 2 && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(LATE_LOCK_RETRY).await;
+                let mut connection = this.connection.clone();
+                let mut release = this.release.key(this.key(&key));
+                release.arg(&owner);
+                match tokio::time::timeout(this.response_timeout, release.invoke_async::<i64>(&mut connection)).await {
+                    Ok(Ok(1)) => {
+                        tracing::info!(key = %crate::logged::logged(&key), "a lock taken after its acquisition had failed was released");
+                        return;
+                    }
+                    Ok(Ok(_)) => answers += 1,
+                    _ => {}
+                }
+            }
+        });
     }
 
     /// Prefixes every key (`myapp:`), so several applications share one Redis.
@@ -118,28 +268,38 @@ impl CacheStore for RedisStore {
     fn get<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<Option<String>, StoreError>> {
         MaybeReady::pending(async move {
             let mut connection = self.connection.clone();
-            connection.get(self.key(key)).await.map_err(|e| failed("GET", e))
+            self.guard("GET", redis::cmd("GET").arg(self.key(key)).query_async(&mut connection)).await
+        })
+    }
+
+    fn get_with_generation<'a>(
+        &'a self,
+        key: &'a str,
+        generation: &'a str,
+    ) -> MaybeReady<'a, Result<crate::store::WithGeneration, StoreError>> {
+        MaybeReady::pending(async move {
+            let mut connection = self.connection.clone();
+            let mut command = redis::cmd("MGET");
+            command.arg(self.key(key)).arg(self.key(generation));
+            let (value, stamp): (Option<String>, Option<String>) =
+                self.guard("MGET", command.query_async(&mut connection)).await?;
+            Ok((value, stamp))
         })
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> MaybeReady<'a, Result<(), StoreError>> {
         MaybeReady::pending(async move {
             let mut connection = self.connection.clone();
-            redis::cmd("SET")
-                .arg(self.key(key))
-                .arg(value)
-                .arg("PX")
-                .arg(millis(ttl))
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|e| failed("SET", e))
+            let mut command = redis::cmd("SET");
+            command.arg(self.key(key)).arg(value).arg("PX").arg(millis(ttl));
+            self.guard("SET", command.query_async::<()>(&mut connection)).await
         })
     }
 
     fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>> {
         MaybeReady::pending(async move {
             let mut connection = self.connection.clone();
-            connection.del::<_, ()>(self.key(key)).await.map_err(|e| failed("DEL", e))
+            self.guard("DEL", redis::cmd("DEL").arg(self.key(key)).query_async::<()>(&mut connection)).await
         })
     }
 }
@@ -148,30 +308,28 @@ impl LockStore for RedisStore {
     fn acquire<'a>(&'a self, key: &'a str, owner: &'a str, ttl: Duration) -> MaybeReady<'a, Result<bool, StoreError>> {
         MaybeReady::pending(async move {
             let mut connection = self.connection.clone();
-            let set: Option<String> = redis::cmd("SET")
-                .arg(self.key(key))
-                .arg(owner)
-                .arg("NX")
-                .arg("PX")
-                .arg(millis(ttl))
-                .query_async(&mut connection)
-                .await
-                .map_err(|e| failed("SET NX", e))?;
-            Ok(set.is_some())
+            let mut command = redis::cmd("SET");
+            command.arg(self.key(key)).arg(owner).arg("NX").arg("PX").arg(millis(ttl));
+            let sent = !self.is_unavailable();
+            match self.guard("SET NX", command.query_async::<Option<String>>(&mut connection)).await {
+                Ok(set) => Ok(set.is_some()),
+                Err(e) => {
+                    if sent {
+                        // Sent without an answer: it may be applied later.
+                        self.release_late(key.to_owned(), owner.to_owned(), ttl);
+                    }
+                    Err(e)
+                }
+            }
         })
     }
 
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> MaybeReady<'a, Result<bool, StoreError>> {
         MaybeReady::pending(async move {
             let mut connection = self.connection.clone();
-            let deleted: i64 = self
-                .release
-                .key(self.key(key))
-                .arg(owner)
-                .invoke_async(&mut connection)
-                .await
-                .map_err(|e| failed("lock release", e))?;
-            Ok(deleted == 1)
+            let mut command = self.release.key(self.key(key));
+            command.arg(owner);
+            Ok(self.guard("lock release", command.invoke_async::<i64>(&mut connection)).await? == 1)
         })
     }
 }
