@@ -40,6 +40,7 @@ pub mod documents;
 pub mod endpoint;
 mod notify;
 pub mod protocol;
+pub mod server_info;
 pub mod session;
 pub mod settings;
 pub mod tools;

@@ -2,6 +2,7 @@
 //! test moves by hand, so expiry is tested without sleeping.
 //!
 //! ```
+//! # extern crate rpc_core as rpc;
 //! use std::time::Duration;
 //! use rpc::clock::{Clock, ManualClock};
 //!

@@ -9,6 +9,7 @@
 //! protocol revision, its capabilities and its `clientInfo`.
 //!
 //! ```
+//! # extern crate rpc_core as rpc;
 //! # use rpc::Context;
 //! # struct Indexer;
 //! # impl Indexer {
@@ -39,8 +40,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::executor::Transport;
-use crate::security::Identity;
+use crate::call::transport::Transport;
+use crate::identity::Identity;
 
 /// Log levels, as RFC 5424 and MCP's `LoggingLevel` name them, least severe first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -277,7 +278,7 @@ impl Context {
     }
 
     /// Who made the request, as the endpoint's
-    /// [`AccessPolicy`](crate::security::AccessPolicy) established it (a
+    /// [`AccessPolicy`](crate::identity::Identity) established it (a
     /// token's label, a tenant); `None` for anonymous requests.
     pub fn identity(&self) -> Option<&Identity> {
         self.identity.as_deref()

@@ -11,6 +11,7 @@
 //! `RpcError` with `?`:
 //!
 //! ```
+//! # extern crate rpc_core as rpc;
 //! #[derive(Debug)]
 //! struct NotFound(u64);
 //! impl std::fmt::Display for NotFound {
@@ -426,7 +427,7 @@ mod tests {
         assert_eq!(err.code(), 1001);
         assert_eq!(err.message(), "save failed");
         let prod = err.data(Environment::Prod);
-        assert_eq!(prod, json!({"exception": "rpc::error::tests::Outer", "extra": {"retry": true}}));
+        assert_eq!(prod, json!({"exception": "rpc_core::error::tests::Outer", "extra": {"retry": true}}));
         let dev = err.data(Environment::Dev);
         assert_eq!(dev["sources"], json!(["disk on fire"]));
         let location = dev["location"].as_str().unwrap();

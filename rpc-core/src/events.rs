@@ -36,11 +36,11 @@ use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::call::{CallInfo, Params, Stage, Transport};
 use crate::descriptor::InvokeResult;
 use crate::error::RpcError;
-use crate::executor::{CallInfo, Params, Stage, Transport};
 use crate::future::MaybeReady;
-use crate::security::Identity;
+use crate::identity::Identity;
 
 /// A call as it arrived, before the method is looked up.
 #[derive(Debug, Clone)]
@@ -147,7 +147,7 @@ async fn guarded<'a, T: Unpin + 'a>(event: &'static str, step: impl FnOnce() -> 
 }
 
 fn log_panic(event: &str, panic: &(dyn std::any::Any + Send)) {
-    let message = crate::executor::panic_message(panic);
+    let message = crate::panic::message(panic);
     tracing::error!(event, panic = %message, "an event listener panicked; it was skipped");
 }
 

@@ -6,6 +6,7 @@
 //! of methods in groups that are published over MCP ([`ApiGroup::MCP`]).
 //!
 //! ```
+//! # extern crate rpc_core as rpc;
 //! rpc::api_group! {
 //!     /// Tools for AI agents.
 //!     pub struct Mcp => "mcp", mcp = true;

@@ -1,5 +1,10 @@
-//! Annotated Rust services as a JSON-RPC 2.0 API (and, through the `mcp`
-//! crate, as MCP tools).
+//! The transport-free core of annotated Rust services: descriptors, groups,
+//! the registry, schemas and validation, the executor and its call model,
+//! events, the request context, errors, stores, texts and their
+//! translations, the OpenRPC document, and JSON-RPC framing as bytes in and
+//! out. Nothing here knows HTTP: `rpc-http` serves JSON-RPC over HTTP, and
+//! `mcp` serves MCP over Streamable HTTP and stdio; the `rpc` crate is the
+//! facade applications depend on.
 //!
 //! Annotate an inherent impl block with [`#[rpc::service]`](service); every
 //! `pub fn` taking `&self` becomes an RPC method named `alias + separator +
@@ -8,6 +13,7 @@
 //! and one [`Executor`] runs calls for every transport.
 //!
 //! ```
+//! # extern crate rpc_core as rpc;
 //! rpc::api_group!(pub struct Public => "public");
 //!
 //! /// A greeting service.
@@ -33,33 +39,33 @@
 //! # }
 //! ```
 //!
-//! Serve it over HTTP with [`JsonRpcService`] (a `tower::Service`), either
-//! inside your own axum/hyper application or with the bundled
-//! [`server::serve`].
+//! Serve it over HTTP with `rpc::JsonRpcService` (a `tower::Service`, in
+//! `rpc-http`), inside your own axum/hyper application or with the bundled
+//! runner.
 
 #![warn(missing_docs)]
 
 // The macros refer to this crate as `::rpc` when it uses them itself.
 extern crate self as rpc;
 
+pub mod call;
 pub mod clock;
 pub mod context;
 pub mod descriptor;
-pub mod docs;
 pub mod error;
 pub mod events;
 pub mod executor;
 pub mod future;
 pub mod group;
 pub mod i18n;
+pub mod identity;
 pub mod jsonrpc;
 pub mod logged;
 pub mod openrpc;
+mod panic;
 pub mod registry;
 pub mod rules;
 pub mod schema;
-pub mod security;
-pub mod server;
 pub mod store;
 pub mod validation;
 
@@ -71,11 +77,11 @@ pub use executor::{Call, CallInfo, Execution, Executor, Params, Stage, Transport
 pub use future::MaybeReady;
 pub use group::{ApiGroup, GroupRef, is_valid_tool_name};
 pub use i18n::{Language, Translations};
-pub use jsonrpc::{JsonRpcBuilder, JsonRpcService};
+pub use identity::Identity;
+pub use jsonrpc::JsonLimits;
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
 pub use rpc_macros::{cache, info, invalidates, lock, service};
-pub use security::{Cors, HostPolicy, Identity, Security, TokenPolicy};
 
 /// `Result` with [`RpcError`].
 pub type Result<T, E = RpcError> = std::result::Result<T, E>;

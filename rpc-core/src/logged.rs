@@ -5,6 +5,7 @@
 //! after a bound, saying how long it was.
 //!
 //! ```
+//! # extern crate rpc_core as rpc;
 //! use rpc::logged::logged;
 //!
 //! let forged = "Catalog.get\n2026-12-02T00:00:00Z  WARN admin logged in\u{1b}[2K";

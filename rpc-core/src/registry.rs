@@ -12,7 +12,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::descriptor::{self, MethodDescriptor, ServiceDescriptor, ServiceInstance};
-use crate::schema::{MethodSchemaSet, ParamValidator, build_method_schemas};
+use crate::schema::{MethodSchemaSet, build_method_schemas};
+use crate::validation::ParamValidator;
 
 /// One callable method, with its service instance, schemas and validator.
 pub struct Method {

@@ -22,7 +22,6 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::{MethodDescriptor, OutputKind};
-pub use crate::validation::ParamValidator;
 
 /// A schema generator whose references point into `$defs` and which does
 /// not emit a `$schema` key.

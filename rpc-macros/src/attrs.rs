@@ -6,79 +6,12 @@ use darling::FromMeta;
 use darling::util::{Flag, PathList, PreservedStrExpr};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Expr, Lit, LitStr, Meta};
+use syn::{Lit, LitStr, Meta};
 
 use crate::rules::{LengthArg, OneOfArg, PatternArg, RangeArg, RuleArgs};
 
-/// The key of a `key = value` item, for messages.
-fn key_of(meta: &Meta) -> String {
-    meta.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
-}
-
-/// The literal value of `key = value`, or an error saying what `key` takes.
-pub fn literal_of(meta: &Meta) -> Result<&Lit, darling::Error> {
-    let key = key_of(meta);
-    match meta {
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(lit) => Ok(&lit.lit),
-            Expr::Group(group) => match &*group.expr {
-                Expr::Lit(lit) => Ok(&lit.lit),
-                other => Err(darling::Error::custom(format!("`{key}` takes a literal value")).with_span(other)),
-            },
-            other => Err(darling::Error::custom(format!("`{key}` takes a literal value")).with_span(other)),
-        },
-        Meta::Path(path) => {
-            Err(darling::Error::custom(format!("`{key}` needs a value: `{key} = ...`")).with_span(path))
-        }
-        Meta::List(list) => {
-            Err(darling::Error::custom(format!("`{key}` takes `{key} = value`, not a list")).with_span(list))
-        }
-    }
-}
-
-/// What kind of literal `lit` is, for messages ("a string", ...).
-pub fn kind_of(lit: &Lit) -> &'static str {
-    match lit {
-        Lit::Str(_) => "a string",
-        Lit::Int(_) => "an integer",
-        Lit::Bool(_) => "a boolean",
-        Lit::Float(_) => "a number",
-        Lit::Char(_) => "a character",
-        _ => "a literal of another kind",
-    }
-}
-
-/// A string literal value (`alias = "Catalog"`).
-#[derive(Debug, Clone)]
-pub struct Str(pub LitStr);
-
-impl FromMeta for Str {
-    fn from_meta(meta: &Meta) -> darling::Result<Self> {
-        match literal_of(meta)? {
-            Lit::Str(s) => Ok(Str(s.clone())),
-            other => {
-                let key = key_of(meta);
-                Err(darling::Error::custom(format!(
-                    "expected a string for `{key}`, found {}: write `{key} = \"...\"`",
-                    kind_of(other)
-                ))
-                .with_span(other))
-            }
-        }
-    }
-}
-
-impl Str {
-    /// The string.
-    pub fn value(&self) -> String {
-        self.0.value()
-    }
-
-    /// Where it was written.
-    pub fn span(&self) -> Span {
-        self.0.span()
-    }
-}
+use crate::values::key_of;
+pub use crate::values::{Str, kind_of, literal_of};
 
 /// A whole number from 1 (`version = 2`).
 #[derive(Debug, Clone)]

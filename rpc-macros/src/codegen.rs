@@ -23,25 +23,10 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
-use crate::method::{Method, Output, hint, unraw};
+use crate::method::{Method, Output, hint};
+use crate::names::unraw;
 
-/// `tokens` with every token (groups included) at `span`, so a diagnostic
-/// about the whole expression points there.
-pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut tree| {
-            if let proc_macro2::TokenTree::Group(group) = &tree {
-                let mut new = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
-                new.set_span(span);
-                tree = proc_macro2::TokenTree::Group(new);
-            } else {
-                tree.set_span(span);
-            }
-            tree
-        })
-        .collect()
-}
+pub(crate) use crate::spans::respan;
 
 /// Where the generated items go.
 #[derive(Clone, Copy, PartialEq, Eq)]

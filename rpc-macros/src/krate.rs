@@ -1,18 +1,20 @@
 //! Where the runtime crate is, under the name the application's
 //! `Cargo.toml` gives it.
 //!
-//! The generated code names `rpc-core` by an absolute path. Without an
+//! The generated code names the runtime by an absolute path. Without an
 //! override (`#[rpc::service(crate = "...")]`, for frameworks that
-//! re-export it), the path comes from the manifest (proc-macro-crate):
-//! `rpc-core` under its own name is the library `rpc`; a renamed dependency
-//! (`my_rpc = { package = "rpc-core" }`) is `my_rpc`; an application that
-//! depends only on `mcp` reaches it as `mcp::rpc`.
+//! re-export it), the path comes from the manifest (proc-macro-crate), in
+//! this order: the `rpc` facade under its own name (`::rpc`) or renamed
+//! (`my_rpc = { package = "rpc" }`: `::my_rpc`); else `rpc-core` itself
+//! (`::rpc_core`, or its renamed name; inside `rpc-core`, `::rpc`, which
+//! it declares for itself); else `mcp`, which re-exports the facade
+//! (`::mcp::rpc`). Every one of them has the same `__private` module.
 
 use proc_macro_crate::{FoundCrate, crate_name};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 
-/// The library name of the `rpc-core` package.
+/// The library name of the `rpc` facade.
 const RPC_LIB: &str = "rpc";
 /// The library name of the `mcp` package.
 const MCP_LIB: &str = "mcp";
@@ -41,13 +43,13 @@ impl Krate {
 
         let (root, name) = match explicit {
             Some(path) => (path.to_token_stream(), path.segments.last().map(|s| s.ident.to_string())),
-            None => match crate_name("rpc-core") {
-                // `rpc-core` itself (`extern crate self as rpc;`), or its
-                // dependency under the package's own name: the library `rpc`.
-                Ok(FoundCrate::Itself) => (absolute(RPC_LIB), None),
-                Ok(FoundCrate::Name(name)) if name == "rpc_core" => (absolute(RPC_LIB), None),
-                Ok(FoundCrate::Name(name)) => (absolute(&name), Some(name)),
-                Err(_) => match &mcp {
+            None => match (crate_name("rpc"), crate_name("rpc-core")) {
+                (Ok(FoundCrate::Name(name)), _) if name == RPC_LIB => (absolute(RPC_LIB), None),
+                (Ok(FoundCrate::Name(name)), _) => (absolute(&name), Some(name)),
+                // `rpc-core` itself declares `extern crate self as rpc;`.
+                (_, Ok(FoundCrate::Itself)) => (absolute(RPC_LIB), None),
+                (_, Ok(FoundCrate::Name(name))) => (absolute(&name), Some(name)),
+                _ => match &mcp {
                     Some(mcp) => {
                         let mcp = absolute(mcp);
                         (quote!(#mcp::rpc), None)

@@ -14,9 +14,12 @@ mod errors;
 mod krate;
 mod method;
 mod names;
+mod param;
 mod policies;
 mod rules;
 mod service;
+mod spans;
+mod values;
 
 use proc_macro::TokenStream;
 

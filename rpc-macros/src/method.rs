@@ -7,18 +7,20 @@
 //! (a renamed `use mcp::mcp_tool as tool`, `#[tracing::instrument]`, ...),
 //! which must expand first.
 
-use darling::FromMeta;
-use darling::ast::NestedMeta;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, FnArg, ImplItemFn, Lit, LitStr, Pat, ReturnType, Type, Visibility};
+use syn::{Attribute, Expr, ImplItemFn, Lit, LitStr, ReturnType, Type, Visibility};
 
-use crate::attrs::{self, InfoArgs, ParamArgs, ToolArgs};
+use crate::attrs::{self, InfoArgs, ToolArgs};
 use crate::docs;
 use crate::errors::Errors;
 use crate::krate::Krate;
+use crate::names::unraw;
+pub use crate::param::Param;
+use crate::param::strip_param_attrs;
 use crate::policies::{CacheArgs, InvalidatesArgs, LockArgs, Policies};
+use crate::values::{parse_args, try_parse_args};
 
 /// Settings a method inherits from its `#[rpc::service]` block.
 #[derive(Clone)]
@@ -188,34 +190,6 @@ pub fn parse_attrs(raw: RawAttrs, errors: &mut Errors) -> MethodAttrs {
         }
     }
     out
-}
-
-fn parse_args<T: FromMeta + Default>(tokens: TokenStream, errors: &mut Errors) -> T {
-    try_parse_args(tokens, errors).unwrap_or_default()
-}
-
-/// The arguments, or `None` when they did not parse (the errors are in `errors`).
-fn try_parse_args<T: FromMeta>(tokens: TokenStream, errors: &mut Errors) -> Option<T> {
-    match NestedMeta::parse_meta_list(tokens).map_err(darling::Error::from).and_then(|list| T::from_list(&list)) {
-        Ok(args) => Some(args),
-        Err(e) => {
-            errors.push_darling(e);
-            None
-        }
-    }
-}
-
-/// One parameter.
-pub struct Param {
-    pub name: String,
-    pub ty: Type,
-    pub default: Option<Expr>,
-    pub description: Option<String>,
-    pub optional: bool,
-    /// The `Mcp-Param-{..}` header it is mirrored into, and where that was asked.
-    pub header: Option<(String, Span)>,
-    /// Validation rules (`length(..)`, `pattern = ..`, `email`, ...).
-    pub rules: Vec<crate::rules::ParamRule>,
 }
 
 /// A method's return type.
@@ -475,108 +449,6 @@ fn check_argument_docs(lines: &[docs::DocLine], params: &[Param], fn_ident: &syn
                 entry.name
             ),
         ));
-    }
-}
-
-pub fn unraw(ident: &syn::Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
-}
-
-/// Strips the inert `#[rpc(...)]` attributes from the parameters; when
-/// `collect`, also checks and returns the parameters.
-fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Errors, collect: bool) -> Vec<Param> {
-    let mut params = Vec::new();
-    for arg in item.sig.inputs.iter_mut() {
-        let FnArg::Typed(pat_type) = arg else {
-            continue;
-        };
-        let mut args = ParamArgs::default();
-        let mut seen = false;
-        let mut kept = Vec::new();
-        for attr in pat_type.attrs.drain(..) {
-            if krate.is_param_attr(attr.path()) {
-                if seen {
-                    errors.push(syn::Error::new_spanned(&attr, "duplicate `#[rpc(...)]` on a parameter"));
-                    continue;
-                }
-                seen = true;
-                let tokens = match &attr.meta {
-                    syn::Meta::List(list) => list.tokens.clone(),
-                    _ => TokenStream::new(),
-                };
-                args = parse_args::<ParamArgs>(tokens, errors);
-            } else {
-                kept.push(attr);
-            }
-        }
-        pat_type.attrs = kept;
-        if !collect {
-            continue;
-        }
-        let ident = match &*pat_type.pat {
-            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
-            other => {
-                errors.push(syn::Error::new_spanned(
-                    other,
-                    "unsupported parameter pattern: RPC parameters must be plain identifiers \
-                     (the identifier is the parameter's JSON name)",
-                ));
-                continue;
-            }
-        };
-        let ty = (*pat_type.ty).clone();
-        match &ty {
-            Type::Reference(r) => {
-                errors.push(syn::Error::new_spanned(
-                    r,
-                    "RPC parameters are deserialised from the request and must be owned: \
-                     take `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
-                ));
-                continue;
-            }
-            Type::ImplTrait(t) => {
-                errors.push(syn::Error::new_spanned(t, "`impl Trait` parameters are not supported in RPC methods"));
-                continue;
-            }
-            _ => {}
-        }
-        let optional = is_option(&ty);
-        let name = unraw(&ident);
-        let header = args.header.take().map(|h| match h.name {
-            Some(lit) => (lit.value(), h.span),
-            None => (name.clone(), h.span),
-        });
-        if let Some((header, span)) = &header
-            && !crate::attrs::is_token(header)
-        {
-            errors.push(syn::Error::new(
-                *span,
-                format!("`{header}` is not a valid header name part: name it with `header = \"Name\"`"),
-            ));
-        }
-        let rules = crate::rules::collect(args.rules(), errors);
-        params.push(Param {
-            rules,
-            name,
-            ty,
-            default: args.default.map(|d| d.0),
-            description: args.description.map(|d| d.value()),
-            optional,
-            header,
-        });
-    }
-    params
-}
-
-/// Whether the parameter may be left out without a default: `Option<T>`
-/// (the schema marks it optional, `null` binds as `None`).
-fn is_option(ty: &Type) -> bool {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| s.ident == "Option"),
-        Type::Group(g) => is_option(&g.elem),
-        Type::Paren(p) => is_option(&p.elem),
-        _ => false,
     }
 }
 

@@ -47,3 +47,9 @@ mod tests {
         assert_eq!(why_invalid(&"a".repeat(129)), "it is 129 characters long");
     }
 }
+
+/// An identifier as written, without its `r#`.
+pub fn unraw(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}

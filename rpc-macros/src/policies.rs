@@ -9,9 +9,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Lit, LitStr, Meta};
 
-use crate::attrs::{Str, kind_of, literal_of};
 use crate::errors::Errors;
-use crate::method::Param;
+use crate::param::Param;
+use crate::values::{Str, kind_of, literal_of};
 
 /// The closest of `candidates` to `name`, as a "; did you mean" suffix.
 pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {

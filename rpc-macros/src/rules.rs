@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitStr, Meta, UnOp};
 
-use crate::attrs::Str;
+use crate::values::Str;
 
 /// A number written in an attribute: an integer or float literal, possibly negated.
 #[derive(Debug, Clone, Copy)]
@@ -457,7 +457,7 @@ impl ParamRule {
                 format!("`{rule}` counts the characters of a string or the items of a `Vec`, slice or array"),
             ),
         };
-        let call = crate::codegen::respan(quote!(__rpc_rule_fits::<#ty>();), self.span);
+        let call = crate::spans::respan(quote!(__rpc_rule_fits::<#ty>();), self.span);
         quote! {{
             #[diagnostic::on_unimplemented(message = #message, label = #label)]
             trait __RpcRuleTarget {}

@@ -10,6 +10,7 @@ pub mod manifest;
 pub mod server_json;
 
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode, header};
+use rpc::i18n::LanguageHeaders;
 use rpc::security::{Resource, Target};
 use rpc::server::body::json_response;
 use rpc::server::route::public_url;

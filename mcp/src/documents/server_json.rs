@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::config::ServerInfo;
+use crate::server_info::ServerInfo;
 
 /// The `$schema` of the `server.json` documents served.
 pub const SERVER_JSON_SCHEMA: &str = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
@@ -287,7 +287,7 @@ fn is_icon_size(size: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Icon;
+    use crate::server_info::Icon;
 
     #[test]
     fn registry_names() {

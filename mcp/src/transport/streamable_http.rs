@@ -21,6 +21,7 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
+use rpc::i18n::LanguageHeaders;
 use rpc::jsonrpc::envelope::{self, Message};
 use rpc::security::{Resource, Target};
 use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};

@@ -17,9 +17,9 @@ use serde_json::{Map, Value};
 
 use super::{Executor, keys};
 use crate::descriptor::CachePolicy;
+use crate::identity::Identity;
 use crate::logged::logged;
 use crate::registry::Method;
-use crate::security::Identity;
 
 /// The stamp of a method that was never invalidated.
 const FIRST_STAMP: &str = "0";

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::security::Identity;
+use crate::identity::Identity;
 
 /// `value` as canonical JSON into `out`: object members sorted by name at
 /// every depth, no whitespace; arrays keep their order.

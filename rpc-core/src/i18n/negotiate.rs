@@ -1,4 +1,5 @@
-//! The language of a request, from `Accept-Language`.
+//! The language an `Accept-Language` value asks for (transports read the
+//! header; see `rpc_http::i18n` for HTTP).
 //!
 //! `accept-language` reads the header's ranges in order of their q-values
 //! (a q of 0 refuses a range); `fluent-langneg` matches each range against
@@ -7,39 +8,10 @@
 //! Without a header, or when nothing matches, the default language.
 
 use fluent_langneg::{LanguageIdentifier, NegotiationStrategy, negotiate_languages};
-use http::header::{ACCEPT_LANGUAGE, CONTENT_LANGUAGE, VARY};
-use http::{HeaderMap, HeaderValue};
 
 use super::{Language, Translations};
 
-/// Longer `Accept-Language` values are not read (the default language):
-/// browsers send a few dozen bytes.
-const MAX_HEADER: usize = 512;
-
 impl Translations {
-    /// The language to answer a request with `headers` in.
-    pub fn negotiate(&self, headers: &HeaderMap) -> Language {
-        if self.languages().len() < 2 {
-            return Language::DEFAULT;
-        }
-        let mut values = headers.get_all(ACCEPT_LANGUAGE).iter();
-        let (Some(value), None) = (values.next(), values.next()) else { return Language::DEFAULT };
-        match value.to_str() {
-            Ok(text) if text.len() <= MAX_HEADER => self.negotiate_value(text),
-            _ => Language::DEFAULT,
-        }
-    }
-
-    /// Says in `headers` (a response's) which language it is in:
-    /// `Content-Language` and `Vary: Accept-Language`, once translation
-    /// files are configured (the code's own texts claim no language).
-    pub fn mark_response(&self, headers: &mut HeaderMap, language: Language) {
-        if self.is_configured() {
-            headers.insert(CONTENT_LANGUAGE, self.content_language(language).clone());
-            headers.append(VARY, HeaderValue::from_static("accept-language"));
-        }
-    }
-
     /// The language an `Accept-Language` value asks for.
     pub fn negotiate_value(&self, accept_language: &str) -> Language {
         let available = self.languages();
@@ -88,18 +60,5 @@ mod tests {
         assert_eq!(tag(""), "en");
         assert_eq!(tag(",,;;==q,"), "en");
         assert_eq!(tag("UK"), "uk", "case-insensitive");
-    }
-
-    #[test]
-    fn headers() {
-        let t = translations(&["uk"]);
-        let mut headers = HeaderMap::new();
-        assert_eq!(t.negotiate(&headers), Language::DEFAULT);
-        headers.insert(ACCEPT_LANGUAGE, "uk".parse().unwrap());
-        assert_eq!(t.tag(t.negotiate(&headers)), "uk");
-        headers.append(ACCEPT_LANGUAGE, "en".parse().unwrap());
-        assert_eq!(t.negotiate(&headers), Language::DEFAULT, "two headers: the default");
-        headers.insert(ACCEPT_LANGUAGE, format!("uk, {}", "x".repeat(600)).parse().unwrap());
-        assert_eq!(t.negotiate(&headers), Language::DEFAULT, "an oversized header is not read");
     }
 }

@@ -5,7 +5,6 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use fluent_langneg::LanguageIdentifier;
-use http::HeaderValue;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -100,8 +99,9 @@ impl std::error::Error for TranslationError {}
 pub struct Translations {
     /// The default language first, then the others in the order found.
     languages: Vec<LanguageIdentifier>,
-    tags: Vec<String>,
-    header_values: Vec<HeaderValue>,
+    /// The tags, kept for the life of the process (a few bytes per
+    /// language, once): transports put them in headers without copying.
+    tags: Vec<&'static str>,
     base: HashMap<usize, File>,
     groups: HashMap<String, HashMap<usize, File>>,
     configured: bool,
@@ -121,7 +121,6 @@ impl Translations {
         let mut translations = Translations {
             languages: Vec::new(),
             tags: Vec::new(),
-            header_values: Vec::new(),
             base: HashMap::new(),
             groups: HashMap::new(),
             configured: false,
@@ -194,7 +193,6 @@ impl Translations {
             let languages: Vec<LanguageIdentifier> = order.iter().map(|i| self.languages[*i].clone()).collect();
             self.languages.clear();
             self.tags.clear();
-            self.header_values.clear();
             for lang in languages {
                 self.push_language(lang);
             }
@@ -215,13 +213,13 @@ impl Translations {
 
     /// The BCP 47 tag of `lang` (`uk`, `en-US`).
     pub fn tag(&self, lang: Language) -> &str {
-        self.tags.get(lang.0).map_or(DEFAULT_LANGUAGE, String::as_str)
+        self.static_tag(lang)
     }
 
-    /// `lang`'s tag as a `Content-Language` value.
-    pub fn content_language(&self, lang: Language) -> &HeaderValue {
-        static FALLBACK: HeaderValue = HeaderValue::from_static(DEFAULT_LANGUAGE);
-        self.header_values.get(lang.0).unwrap_or(&FALLBACK)
+    /// The BCP 47 tag of `lang`, for the life of the process (a
+    /// `Content-Language` value without a copy).
+    pub fn static_tag(&self, lang: Language) -> &'static str {
+        self.tags.get(lang.0).copied().unwrap_or(DEFAULT_LANGUAGE)
     }
 
     /// Every language served, the default first.
@@ -296,9 +294,7 @@ impl Translations {
     }
 
     fn push_language(&mut self, lang: LanguageIdentifier) {
-        let tag = lang.to_string();
-        self.header_values.push(HeaderValue::from_str(&tag).unwrap_or(HeaderValue::from_static(DEFAULT_LANGUAGE)));
-        self.tags.push(tag);
+        self.tags.push(interned(&lang.to_string()));
         self.languages.push(lang);
     }
 
@@ -376,6 +372,20 @@ fn parse(path: &Path, text: &str) -> Result<File, TranslationError> {
         entries.insert(key, (spanned.value, key_line));
     }
     Ok(File { path: path.to_owned(), entries })
+}
+
+/// `tag` for the life of the process, each distinct tag stored once (so
+/// loading translations again leaks nothing). BCP 47 tags are ASCII
+/// letters, digits and `-`: valid header values.
+fn interned(tag: &str) -> &'static str {
+    static TAGS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut tags = TAGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(known) = tags.iter().find(|t| **t == tag) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(tag.to_owned().into_boxed_str());
+    tags.push(leaked);
+    leaked
 }
 
 #[cfg(test)]

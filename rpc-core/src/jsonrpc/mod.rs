@@ -1,12 +1,10 @@
-//! JSON-RPC 2.0 over HTTP.
+//! JSON-RPC 2.0 framing, as bytes in and out: parsing envelopes within
+//! limits, the `$rpc` options, writing responses. The HTTP endpoint is in
+//! `rpc-http`.
 
-pub mod callback;
 pub mod envelope;
 pub mod limits;
 pub mod response;
-pub mod service;
 pub mod special;
 
-pub use callback::Callbacks;
 pub use limits::JsonLimits;
-pub use service::{JsonRpcBuilder, JsonRpcService};

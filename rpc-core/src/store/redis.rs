@@ -27,6 +27,7 @@
 //!   the key only while it still holds the owner's token.
 //!
 //! ```no_run
+//! # extern crate rpc_core as rpc;
 //! # async fn run(registry: rpc::Registry) -> Result<(), rpc::store::StoreError> {
 //! let redis = rpc::store::redis::RedisStore::connect("redis://127.0.0.1:6379/").await?;
 //! let executor = rpc::Executor::new(registry, rpc::Environment::Prod).with_stores(redis.stores());

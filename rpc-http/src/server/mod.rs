@@ -1,6 +1,9 @@
 //! HTTP plumbing: body types, a prefix router and the bundled runner with
 //! its connection limits.
 
+/// The error type of request and response bodies.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 mod activity;
 pub mod body;
 #[cfg(feature = "cli")]

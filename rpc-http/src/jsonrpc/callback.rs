@@ -18,7 +18,7 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName};
 use url::Url;
 
-use crate::error::RpcError;
+use rpc_core::error::RpcError;
 
 /// Request headers forwarded to the callback, for tracing across the hop.
 pub const FORWARDED_HEADERS: [&str; 5] = ["x-request-id", "x-correlation-id", "traceparent", "tracestate", "baggage"];

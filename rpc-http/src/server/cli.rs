@@ -6,7 +6,8 @@
 //! runtime, and [`run`](super::run).
 //!
 //! ```no_run
-//! # fn app(env: rpc::Environment, security: rpc::Security) -> Result<rpc::server::Router, String> { todo!() }
+//! # extern crate rpc_http as rpc;
+//! # fn app(env: rpc_core::Environment, security: rpc::Security) -> Result<rpc::server::Router, String> { todo!() }
 //! use rpc::server::cli::{NoOptions, Program};
 //!
 //! fn main() -> std::process::ExitCode {
@@ -20,9 +21,9 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
-use crate::error::Environment;
 use crate::security::{Cors, HostPolicy, Security, TokenPolicy};
 use crate::server::{Router, ServerLimits};
+use rpc_core::error::Environment;
 
 /// What the binary is: its name and version (`--version`), a one-line
 /// description (`--help`) and the address it listens on by default.

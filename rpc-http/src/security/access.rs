@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use std::net::SocketAddr;
 
 use http::{HeaderMap, Method, Uri};
-use serde_json::{Map, Value};
 
-use crate::future::MaybeReady;
+use rpc_core::future::MaybeReady;
+pub use rpc_core::identity::Identity;
 
 /// What is being asked for: an API call, or a document about the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,31 +39,6 @@ pub struct AccessRequest<'a> {
     pub resource: Resource,
     /// The client's address, when the server knows it.
     pub peer: Option<SocketAddr>,
-}
-
-/// Who made a request, as an [`AccessPolicy`] established it. Methods read
-/// it from their context (`ctx.identity()`), listeners from
-/// [`CallInfo::identity`](crate::CallInfo).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Identity {
-    /// A stable name for the caller (a key's label, a tenant id, a user).
-    pub subject: String,
-    /// Anything else the policy knows (tenant, roles, ...).
-    pub attributes: Map<String, Value>,
-}
-
-impl Identity {
-    /// An identity named `subject`, without attributes.
-    pub fn new(subject: impl Into<String>) -> Self {
-        Identity { subject: subject.into(), attributes: Map::new() }
-    }
-
-    /// The identity with attribute `key` set to `value`.
-    pub fn with(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.attributes.insert(key.into(), value.into());
-        self
-    }
 }
 
 /// An [`AccessPolicy`]'s decision.

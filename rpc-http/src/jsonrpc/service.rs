@@ -18,22 +18,23 @@ use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, Stat
 use http_body::Body;
 use serde_json::{Value, json};
 
-use crate::error::{RpcError, code};
-use crate::executor::{Call, Execution, Executor, Transport};
-use crate::group::ApiGroup;
-use crate::i18n::Translations;
+use crate::i18n::LanguageHeaders;
 use crate::jsonrpc::callback::{self, Callbacks, Pending};
-use crate::jsonrpc::envelope::{self, Message};
-use crate::jsonrpc::limits::JsonLimits;
-use crate::jsonrpc::response::{error_body, join_batch, write_error, write_result};
-use crate::jsonrpc::special;
-use crate::logged::logged;
-use crate::openrpc::{self, ApiInfo, Texts};
 use crate::security::{HostPolicy, Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
 use crate::server::route::{PublicUrl, mount_path, original_path, original_uri, public_url, version_and_document};
+use rpc_core::error::{RpcError, code};
+use rpc_core::executor::{Call, Execution, Executor, Transport};
+use rpc_core::group::ApiGroup;
+use rpc_core::i18n::Translations;
+use rpc_core::jsonrpc::envelope::{self, Message};
+use rpc_core::jsonrpc::limits::JsonLimits;
+use rpc_core::jsonrpc::response::{error_body, join_batch, write_error, write_result};
+use rpc_core::jsonrpc::special;
+use rpc_core::logged::logged;
+use rpc_core::openrpc::{self, ApiInfo, Texts};
 
 /// Default request body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -209,7 +210,7 @@ type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Deferred>);
 struct Deferred {
     method: String,
     version: u32,
-    params: crate::executor::Params,
+    params: rpc_core::executor::Params,
     special: special::Special,
     identity: Option<Arc<Identity>>,
     id: Option<Box<serde_json::value::RawValue>>,
@@ -250,7 +251,7 @@ impl JsonRpcService {
 
     /// The OpenRPC document of `version` in `language`, as built when the
     /// service was (requests get a copy with their `servers` URL).
-    pub fn openrpc_document(&self, version: u32, language: crate::i18n::Language) -> Option<&Value> {
+    pub fn openrpc_document(&self, version: u32, language: rpc_core::i18n::Language) -> Option<&Value> {
         self.inner.docs.get(&version)?.get(language.index())
     }
 
@@ -551,7 +552,7 @@ impl JsonRpcService {
             (request.id.map(|id| error_body(Some(id), &error, env)), None, None)
         };
         let input_bytes = request.params.map_or(0, |p| p.get().len());
-        let mut params = match crate::executor::cpu_bound(input_bytes, || request.params()) {
+        let mut params = match rpc_core::executor::cpu_bound(input_bytes, || request.params()) {
             Ok(params) => params,
             Err(error) => return refused(error).await,
         };
@@ -594,7 +595,7 @@ impl JsonRpcService {
         &self,
         version: u32,
         request: &envelope::Request<'_>,
-        params: crate::executor::Params,
+        params: rpc_core::executor::Params,
         special: &special::Special,
         callback: &str,
         identity: &Option<Arc<Identity>>,

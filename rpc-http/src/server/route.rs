@@ -135,7 +135,7 @@ pub fn public_url<B>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
     if let Some(base) = base {
         return format!("{}{path}", base.as_str());
     }
-    match crate::security::effective_authority(original_uri(request), request.headers()) {
+    match crate::security::hosts::effective_authority(original_uri(request), request.headers()) {
         Ok(authority) => format!("http://{authority}{path}"),
         Err(_) => path.to_owned(),
     }

@@ -16,7 +16,7 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 
-use super::body::BoxError;
+use super::BoxError;
 
 /// The request body did not arrive within the body-read timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

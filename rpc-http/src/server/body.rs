@@ -10,14 +10,14 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 
-use crate::executor::{Execution, Executor};
+use rpc_core::executor::{Execution, Executor};
 
 /// The body of every response the endpoints produce (`Send`, not `Sync`:
 /// a streaming body owns the future of the call it streams).
 pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 
 /// Boxed error type for request bodies.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub use super::BoxError;
 
 /// A complete body.
 pub fn full(bytes: impl Into<Bytes>) -> ResponseBody {

@@ -16,7 +16,7 @@
 
 mod access;
 mod cors;
-mod hosts;
+pub(crate) mod hosts;
 mod token;
 
 use std::future::Future;

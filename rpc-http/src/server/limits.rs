@@ -5,6 +5,7 @@
 //! [`serve_with`](super::serve_with) takes them explicitly:
 //!
 //! ```no_run
+//! # extern crate rpc_http as rpc;
 //! # async fn demo(listener: tokio::net::TcpListener, app: rpc::server::Router) -> std::io::Result<()> {
 //! use std::time::Duration;
 //! use rpc::server::ServerLimits;

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
 use super::access::{Access, AccessPolicy, AccessRequest, Identity, Resource};
-use crate::future::MaybeReady;
+use rpc_core::future::MaybeReady;
 
 /// The default token header, as the design reference's core names it.
 pub const DEFAULT_TOKEN_HEADER: &str = "ufo-rpc-token";

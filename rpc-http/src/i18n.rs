@@ -1,0 +1,77 @@
+//! Languages over HTTP: the request's language from its `Accept-Language`
+//! header, and the response's `Content-Language` and `Vary`
+//! ([`LanguageHeaders`], implemented for [`Translations`]).
+
+use http::header::{ACCEPT_LANGUAGE, CONTENT_LANGUAGE, VARY};
+use http::{HeaderMap, HeaderValue};
+use rpc_core::i18n::{Language, Translations};
+
+/// Longer `Accept-Language` values are not read (the default language):
+/// browsers send a few dozen bytes.
+const MAX_HEADER: usize = 512;
+
+/// The language headers of HTTP requests and responses.
+pub trait LanguageHeaders {
+    /// The language to answer a request with `headers` in.
+    fn negotiate(&self, headers: &HeaderMap) -> Language;
+
+    /// Says in `headers` (a response's) which language it is in:
+    /// `Content-Language` and `Vary: Accept-Language`, once translation
+    /// files are configured (the code's own texts claim no language).
+    fn mark_response(&self, headers: &mut HeaderMap, language: Language);
+}
+
+impl LanguageHeaders for Translations {
+    fn negotiate(&self, headers: &HeaderMap) -> Language {
+        if self.languages().len() < 2 {
+            return Language::DEFAULT;
+        }
+        let mut values = headers.get_all(ACCEPT_LANGUAGE).iter();
+        let (Some(value), None) = (values.next(), values.next()) else { return Language::DEFAULT };
+        match value.to_str() {
+            Ok(text) if text.len() <= MAX_HEADER => self.negotiate_value(text),
+            _ => Language::DEFAULT,
+        }
+    }
+
+    fn mark_response(&self, headers: &mut HeaderMap, language: Language) {
+        if self.is_configured() {
+            headers.insert(CONTENT_LANGUAGE, HeaderValue::from_static(self.static_tag(language)));
+            headers.append(VARY, HeaderValue::from_static("accept-language"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn translations(languages: &[&str]) -> Translations {
+        let mut t = Translations::none();
+        for l in languages {
+            t = t.with_default_language(l).unwrap();
+        }
+        t.with_default_language("en").unwrap()
+    }
+
+    #[test]
+    fn headers() {
+        let t = translations(&["uk"]);
+        let mut headers = HeaderMap::new();
+        assert_eq!(t.negotiate(&headers), Language::DEFAULT);
+        headers.insert(ACCEPT_LANGUAGE, "uk".parse().unwrap());
+        assert_eq!(t.tag(t.negotiate(&headers)), "uk");
+        headers.append(ACCEPT_LANGUAGE, "en".parse().unwrap());
+        assert_eq!(t.negotiate(&headers), Language::DEFAULT, "two headers: the default");
+        headers.insert(ACCEPT_LANGUAGE, format!("uk, {}", "x".repeat(600)).parse().unwrap());
+        assert_eq!(t.negotiate(&headers), Language::DEFAULT, "an oversized header is not read");
+    }
+
+    #[test]
+    fn content_language_only_with_files() {
+        let t = translations(&["uk"]);
+        let mut headers = HeaderMap::new();
+        t.mark_response(&mut headers, Language::DEFAULT);
+        assert!(headers.get(CONTENT_LANGUAGE).is_none(), "the code's own texts claim no language");
+    }
+}

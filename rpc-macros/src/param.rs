@@ -1,0 +1,122 @@
+//! One parameter of a method: its name, type, default, description,
+//! mirrored header and validation rules, read from the signature and the
+//! inert `#[rpc(...)]` attribute.
+
+use proc_macro2::{Span, TokenStream};
+use syn::{Expr, FnArg, ImplItemFn, Pat, Type};
+
+use crate::attrs::ParamArgs;
+use crate::errors::Errors;
+use crate::krate::Krate;
+use crate::names::unraw;
+use crate::values::parse_args;
+
+/// One parameter.
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    pub default: Option<Expr>,
+    pub description: Option<String>,
+    pub optional: bool,
+    /// The `Mcp-Param-{..}` header it is mirrored into, and where that was asked.
+    pub header: Option<(String, Span)>,
+    /// Validation rules (`length(..)`, `pattern = ..`, `email`, ...).
+    pub rules: Vec<crate::rules::ParamRule>,
+}
+
+/// Strips the inert `#[rpc(...)]` attributes from the parameters; when
+/// `collect`, also checks and returns the parameters.
+pub fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Errors, collect: bool) -> Vec<Param> {
+    let mut params = Vec::new();
+    for arg in item.sig.inputs.iter_mut() {
+        let FnArg::Typed(pat_type) = arg else {
+            continue;
+        };
+        let mut args = ParamArgs::default();
+        let mut seen = false;
+        let mut kept = Vec::new();
+        for attr in pat_type.attrs.drain(..) {
+            if krate.is_param_attr(attr.path()) {
+                if seen {
+                    errors.push(syn::Error::new_spanned(&attr, "duplicate `#[rpc(...)]` on a parameter"));
+                    continue;
+                }
+                seen = true;
+                let tokens = match &attr.meta {
+                    syn::Meta::List(list) => list.tokens.clone(),
+                    _ => TokenStream::new(),
+                };
+                args = parse_args::<ParamArgs>(tokens, errors);
+            } else {
+                kept.push(attr);
+            }
+        }
+        pat_type.attrs = kept;
+        if !collect {
+            continue;
+        }
+        let ident = match &*pat_type.pat {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+            other => {
+                errors.push(syn::Error::new_spanned(
+                    other,
+                    "unsupported parameter pattern: RPC parameters must be plain identifiers \
+                     (the identifier is the parameter's JSON name)",
+                ));
+                continue;
+            }
+        };
+        let ty = (*pat_type.ty).clone();
+        match &ty {
+            Type::Reference(r) => {
+                errors.push(syn::Error::new_spanned(
+                    r,
+                    "RPC parameters are deserialised from the request and must be owned: \
+                     take `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
+                ));
+                continue;
+            }
+            Type::ImplTrait(t) => {
+                errors.push(syn::Error::new_spanned(t, "`impl Trait` parameters are not supported in RPC methods"));
+                continue;
+            }
+            _ => {}
+        }
+        let optional = is_option(&ty);
+        let name = unraw(&ident);
+        let header = args.header.take().map(|h| match h.name {
+            Some(lit) => (lit.value(), h.span),
+            None => (name.clone(), h.span),
+        });
+        if let Some((header, span)) = &header
+            && !crate::attrs::is_token(header)
+        {
+            errors.push(syn::Error::new(
+                *span,
+                format!("`{header}` is not a valid header name part: name it with `header = \"Name\"`"),
+            ));
+        }
+        let rules = crate::rules::collect(args.rules(), errors);
+        params.push(Param {
+            rules,
+            name,
+            ty,
+            default: args.default.map(|d| d.0),
+            description: args.description.map(|d| d.value()),
+            optional,
+            header,
+        });
+    }
+    params
+}
+
+/// Whether the parameter may be left out without a default: `Option<T>`
+/// (the schema marks it optional, `null` binds as `None`).
+fn is_option(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| s.ident == "Option"),
+        Type::Group(g) => is_option(&g.elem),
+        Type::Paren(p) => is_option(&p.elem),
+        _ => false,
+    }
+}
