@@ -1,18 +1,20 @@
-//! The MCP endpoint of one API group: configuration and shared state.
+//! Building the MCP server of one API group and its Streamable HTTP
+//! endpoint: [`McpEndpointBuilder`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rpc::i18n::{Field, Language, SERVER_KEY, Translations};
+use rpc::i18n::Translations;
 use rpc::{ApiGroup, Executor, HostPolicy, Security};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::changes::ListChanges;
 use crate::config::{CacheScope, Eras, InvalidArguments, McpConfig, ServerInfo};
-use crate::protocol::ProtocolVersion;
+use crate::http::McpEndpoint;
+use crate::server::listen_slots::ListenSlots;
+use crate::server::{InFlight, Inner, McpServer, ServerTexts};
 use crate::session::{InMemorySessionStore, SessionStore};
-use crate::tools::{GroupTools, ListTexts, server_info_meta, stateless_list_fields};
-use crate::transport::inflight::InFlight;
+use crate::tools::{GroupTools, ListTexts, stateless_list_fields};
 
 /// Configures an [`McpEndpoint`].
 pub struct McpEndpointBuilder {
@@ -260,11 +262,12 @@ impl McpEndpointBuilder {
     /// logged and `server.json` answers 500.
     pub fn try_build(self) -> Result<McpEndpoint, crate::ListingError> {
         let endpoint = self.build();
-        if let Some(listing) = &endpoint.inner.config.registry {
+        let inner = &endpoint.server.inner;
+        if let Some(listing) = &inner.config.registry {
             // The configured identity too: translations may cover it in every
             // language today, and not tomorrow.
-            listing.check(&endpoint.inner.config.server_info)?;
-            for texts in &endpoint.inner.localized {
+            listing.check(&inner.config.server_info)?;
+            for texts in &inner.localized {
                 listing.check(&texts.server_info)?;
             }
         }
@@ -287,119 +290,22 @@ impl McpEndpointBuilder {
             stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
         };
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
-        let listen_slots = crate::transport::listen_slots::ListenSlots::new(
-            self.config.max_listen_per_client,
-            self.config.max_listen_streams,
-        );
-        McpEndpoint {
+        let listen_slots = ListenSlots::new(self.config.max_listen_per_client, self.config.max_listen_streams);
+        let server = McpServer {
             inner: Arc::new(Inner {
                 executor: self.executor,
                 group: self.group,
                 config: self.config,
                 tools,
                 sessions: self.sessions.unwrap_or_else(|| Arc::new(InMemorySessionStore::default())),
-                security: self.security,
                 list_changes: self.list_changes,
                 localized,
                 translations,
                 inflight: InFlight::default(),
                 listen_slots,
             }),
-        }
-    }
-}
-
-/// The endpoint's own texts in one language, and what is serialised from them.
-pub(crate) struct ServerTexts {
-    /// `serverInfo`, its title and description localised.
-    pub server_info: ServerInfo,
-    /// `instructions`, localised.
-    pub instructions: Option<String>,
-    /// `,"resultType":"complete","_meta":{serverInfo}`: closes 2026-07-28 results.
-    pub stateless_tail: String,
-    /// The serialised `server/discover` result.
-    pub discover: Vec<u8>,
-}
-
-impl ServerTexts {
-    fn new(
-        config: &McpConfig,
-        translations: &Translations,
-        group: &str,
-        language: Language,
-        list_changed: bool,
-    ) -> Self {
-        let text = |field| translations.text(Some(group), language, SERVER_KEY, field).map(str::to_owned);
-        let mut server_info = config.server_info.clone();
-        if let Some(title) = text(Field::Title) {
-            server_info.title = Some(title);
-        }
-        if let Some(description) = text(Field::Description) {
-            server_info.description = Some(description);
-        }
-        let instructions = text(Field::Instructions).or_else(|| config.instructions.clone());
-        let stateless_tail = format!(",\"resultType\":\"complete\",\"_meta\":{}", server_info_meta(&server_info));
-        let discover = discover_result(config, &server_info, instructions.as_deref(), list_changed);
-        ServerTexts { server_info, instructions, stateless_tail, discover }
-    }
-}
-
-/// The serialised `DiscoverResult`.
-fn discover_result(
-    config: &McpConfig,
-    server_info: &ServerInfo,
-    instructions: Option<&str>,
-    list_changed: bool,
-) -> Vec<u8> {
-    let mut result = Map::new();
-    let supported: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
-    result.insert("supportedVersions".into(), json!(supported));
-    result.insert("capabilities".into(), json!({"tools": {"listChanged": list_changed}, "logging": {}}));
-    if let Some(instructions) = instructions {
-        result.insert("instructions".into(), json!(instructions));
-    }
-    result.extend(stateless_list_fields(config, server_info));
-    serde_json::to_vec(&Value::Object(result)).unwrap_or_default()
-}
-
-/// The MCP endpoint of one API group, a `tower::Service` (see
-/// [`transport::streamable_http`](crate::transport::streamable_http)).
-/// Mount it at a prefix such as `/mcp`; it serves `/v1`, `/v2`, ... (and
-/// `""` as version 1). Cheap to clone.
-#[derive(Clone)]
-pub struct McpEndpoint {
-    pub(crate) inner: Arc<Inner>,
-}
-
-impl std::fmt::Debug for McpEndpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpEndpoint").field("group", &self.inner.group).finish_non_exhaustive()
-    }
-}
-
-pub(crate) struct Inner {
-    pub executor: Executor,
-    pub group: String,
-    pub config: McpConfig,
-    pub tools: GroupTools,
-    pub sessions: Arc<dyn SessionStore>,
-    pub security: Security,
-    pub list_changes: Option<ListChanges>,
-    /// The endpoint's own texts, per language (by [`Language`] index).
-    pub localized: Vec<ServerTexts>,
-    /// Where the texts come from, and how a request's language is chosen.
-    pub translations: Arc<Translations>,
-    /// Calls of handshake-era sessions in progress, for `notifications/cancelled`.
-    pub inflight: InFlight,
-    /// The open `subscriptions/listen` streams, per client and in all.
-    pub listen_slots: Arc<crate::transport::listen_slots::ListenSlots>,
-}
-
-impl Inner {
-    /// The endpoint's texts in `language` (the default language's when unknown).
-    pub fn texts(&self, language: Language) -> &ServerTexts {
-        // `localized` holds one entry per language, the default first: never empty.
-        self.localized.get(language.index()).unwrap_or(&self.localized[0])
+        };
+        McpEndpoint { server, security: self.security }
     }
 }
 
@@ -424,39 +330,6 @@ impl McpEndpoint {
             security: Security::default(),
             list_changes: None,
             translations: Arc::new(Translations::none()),
-        }
-    }
-
-    /// The API group served.
-    pub fn group(&self) -> &str {
-        &self.inner.group
-    }
-
-    /// The translations the endpoint's texts come from (and its languages).
-    pub fn translations(&self) -> &Translations {
-        &self.inner.translations
-    }
-
-    /// The serialised `tools/list` result of API `version` in `language` at
-    /// `protocol` for `cursor`, as the endpoint serves it: built once, when
-    /// the endpoint was built (the `Bytes` share that buffer). `None` for a
-    /// version without tools or an invalid cursor.
-    pub fn tools_list(
-        &self,
-        version: u32,
-        language: Language,
-        protocol: ProtocolVersion,
-        cursor: Option<&str>,
-    ) -> Option<bytes::Bytes> {
-        self.inner.tools.version(version)?.page(language, protocol, cursor).cloned()
-    }
-
-    /// Ends the open `subscriptions/listen` streams gracefully (call it when
-    /// shutting down a server that is not `rpc::server::serve`, which does
-    /// it by itself).
-    pub fn close_streams(&self) {
-        if let Some(changes) = &self.inner.list_changes {
-            changes.close();
         }
     }
 }

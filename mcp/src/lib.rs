@@ -1,8 +1,10 @@
 //! MCP (Model Context Protocol) tools from `rpc` services.
 //!
-//! Every method of an API group is a tool: [`McpEndpoint`] serves the
-//! group's methods over Streamable HTTP (and over stdio, [`stdio`]), running each `tools/call` through
-//! the same [`rpc::Executor`] as the JSON-RPC endpoint. Annotate methods with
+//! Every method of an API group is a tool. The transport-free
+//! [`McpServer`] answers MCP messages of both protocol eras, running each
+//! `tools/call` through the same [`rpc::Executor`] as the JSON-RPC
+//! endpoint; [`McpEndpoint`] serves it over Streamable HTTP (a
+//! `tower::Service`), [`stdio`] over stdin/stdout. Annotate methods with
 //! [`#[mcp_tool]`](mcp_tool) to add tool hints; return [`Content`] to send
 //! MCP content blocks instead of a JSON value.
 //!
@@ -35,31 +37,32 @@ pub mod call;
 pub mod changes;
 pub mod config;
 pub mod content;
-mod docs_page;
 pub mod documents;
 pub mod endpoint;
+pub mod http;
 mod notify;
 pub mod protocol;
+pub mod server;
 pub mod server_info;
 pub mod session;
 pub mod settings;
+pub mod stdio;
 pub mod tools;
-pub mod transport;
 
 pub use changes::{ListChange, ListChanges};
 pub use config::{CacheScope, Eras, Icon, InvalidArguments, McpConfig, ServerInfo};
 pub use content::{Content, ResourceContents};
 pub use documents::manifest::{ClientManifest, ManifestServer, Manifests};
 pub use documents::server_json::{ListingError, RegistryListing, Repository};
-pub use endpoint::{McpEndpoint, McpEndpointBuilder};
+pub use endpoint::McpEndpointBuilder;
+pub use http::McpEndpoint;
 pub use protocol::{Era, ProtocolVersion};
 /// The request context a tool method can take (`ctx: mcp::Context`).
 pub use rpc::{Context, LogLevel};
 pub use rpc_macros::mcp_tool;
+pub use server::McpServer;
 
 /// The runtime crate, for applications that depend on `mcp` alone:
 /// `#[mcp::rpc::service]`, `mcp::rpc::Registry`, ...
 pub use rpc;
 pub use session::{ClientInfo, InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};
-/// The stdio transport: `mcp::stdio::serve(endpoint, 1, tokio::io::stdin(), tokio::io::stdout())`.
-pub use transport::stdio;

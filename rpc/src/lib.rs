@@ -46,7 +46,9 @@ pub use rpc_http::{docs, security, server};
 /// the HTTP endpoint.
 pub mod jsonrpc {
     pub use rpc_core::jsonrpc::*;
-    pub use rpc_http::jsonrpc::{Callbacks, JsonRpcBuilder, JsonRpcService, callback, service};
+    pub use rpc_http::jsonrpc::{
+        Callbacks, DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY_BYTES, JsonRpcBuilder, JsonRpcService, callback, service,
+    };
 }
 
 /// Localised texts and the language of a request ([`i18n::LanguageHeaders`]

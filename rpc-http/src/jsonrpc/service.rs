@@ -20,26 +20,19 @@ use serde_json::{Value, json};
 
 use crate::i18n::LanguageHeaders;
 use crate::jsonrpc::callback::{self, Callbacks, Pending};
-use crate::security::{HostPolicy, Identity, Resource, Security, Target};
+use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
 use crate::server::route::{PublicUrl, mount_path, original_path, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Transport};
-use rpc_core::group::ApiGroup;
 use rpc_core::i18n::Translations;
 use rpc_core::jsonrpc::envelope::{self, Message};
 use rpc_core::jsonrpc::limits::JsonLimits;
 use rpc_core::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use rpc_core::jsonrpc::special;
 use rpc_core::logged::logged;
-use rpc_core::openrpc::{self, ApiInfo, Texts};
-
-/// Default request body limit: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
-/// Default maximum number of messages in a batch.
-pub const DEFAULT_MAX_BATCH: usize = 100;
 
 /// The methods the endpoint answers.
 const ALLOW: &str = "GET, HEAD, POST, OPTIONS";
@@ -55,150 +48,24 @@ enum Document {
     Postman,
 }
 
-/// Configures a [`JsonRpcService`].
-#[derive(Debug)]
-pub struct JsonRpcBuilder {
-    executor: Executor,
-    scope: Option<String>,
-    max_body_bytes: usize,
-    limits: JsonLimits,
-    info: ApiInfo,
-    security: Security,
-    public_url: Option<PublicUrl>,
-    translations: Arc<Translations>,
-    callbacks: Callbacks,
-}
-
-impl JsonRpcBuilder {
-    /// Serves only the methods of API group `G`.
-    pub fn group<G: ApiGroup>(self) -> Self {
-        self.group_named(G::NAME)
-    }
-
-    /// Serves only the methods of the group named `group` (for groups that
-    /// come from configuration; prefer [`group`](Self::group)).
-    pub fn group_named(mut self, group: impl Into<String>) -> Self {
-        self.scope = Some(group.into());
-        self
-    }
-
-    /// Request body limit in bytes (default 4 MiB); larger bodies get 413.
-    pub fn max_body_bytes(mut self, limit: usize) -> Self {
-        self.max_body_bytes = limit;
-        self
-    }
-
-    /// Maximum messages per batch (default 100); checked before the batch
-    /// is parsed.
-    pub fn max_batch(mut self, limit: usize) -> Self {
-        self.limits = self.limits.max_batch(limit);
-        self
-    }
-
-    /// Limits on the JSON of a body: nesting depth, number of values,
-    /// batch length (default [`JsonLimits::default`]).
-    pub fn json_limits(mut self, limits: JsonLimits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// The `info` block of the OpenRPC documents.
-    pub fn info(mut self, info: ApiInfo) -> Self {
-        self.info = info;
-        self
-    }
-
-    /// The endpoint's security: allowed hosts, CORS, access policy (tokens),
-    /// availability (see [`Security`]). Share one value between the
-    /// endpoints of an application.
-    pub fn security(mut self, security: Security) -> Self {
-        self.security = security;
-        self
-    }
-
-    /// Which `Host`/`Origin` names are accepted (default: loopback names);
-    /// shorthand for the host policy of [`security`](Self::security).
-    pub fn hosts(mut self, hosts: HostPolicy) -> Self {
-        self.security = self.security.hosts(hosts);
-        self
-    }
-
-    /// The public base URL (`https://api.example.com`) the OpenRPC
-    /// documents name in `servers`, followed by the endpoint's path; without
-    /// it, `http://` and the request's (checked) `Host`.
-    pub fn public_url(mut self, base: PublicUrl) -> Self {
-        self.public_url = Some(base);
-        self
-    }
-
-    /// Titles and descriptions in the client's language (`Accept-Language`)
-    /// from translation files; the OpenRPC documents then carry
-    /// `Content-Language` and `Vary: Accept-Language`.
-    pub fn translations(mut self, translations: Arc<Translations>) -> Self {
-        self.translations = translations;
-        self
-    }
-
-    /// Where `$rpc.callback` may send the responses of asynchronous calls
-    /// (default: nowhere, [`Callbacks::disabled`]).
-    pub fn callbacks(mut self, callbacks: Callbacks) -> Self {
-        self.callbacks = callbacks;
-        self
-    }
-
-    /// Builds the service; the OpenRPC documents are built here, once per
-    /// version and language.
-    pub fn build(self) -> JsonRpcService {
-        let registry = self.executor.registry();
-        let scope = self.scope.as_deref();
-        let docs = registry
-            .versions()
-            .filter_map(|v| {
-                let per_language: Option<Vec<Value>> = self
-                    .translations
-                    .all()
-                    .map(|language| {
-                        let texts = Texts { translations: &self.translations, language };
-                        openrpc::document(registry, v, scope, &self.info, "", texts)
-                    })
-                    .collect();
-                per_language.map(|docs| (v, docs))
-            })
-            .collect();
-        JsonRpcService {
-            inner: Arc::new(Inner {
-                executor: self.executor,
-                scope: self.scope,
-                max_body_bytes: self.max_body_bytes,
-                limits: self.limits,
-                docs,
-                security: self.security,
-                public_url: self.public_url,
-                translations: self.translations,
-                callbacks: self.callbacks,
-            }),
-        }
-    }
-}
-
 /// The JSON-RPC endpoint. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct JsonRpcService {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 #[derive(Debug)]
-struct Inner {
-    executor: Executor,
-    scope: Option<String>,
-    max_body_bytes: usize,
-    limits: JsonLimits,
-    /// Per version, the document in each language (by [`Language`] index).
-    docs: BTreeMap<u32, Vec<Value>>,
-    security: Security,
-    public_url: Option<PublicUrl>,
-    translations: Arc<Translations>,
-    callbacks: Callbacks,
+pub(super) struct Inner {
+    pub(super) executor: Executor,
+    pub(super) scope: Option<String>,
+    pub(super) max_body_bytes: usize,
+    pub(super) limits: JsonLimits,
+    /// Per version, the document in each language (by `Language` index).
+    pub(super) docs: BTreeMap<u32, Vec<Value>>,
+    pub(super) security: Security,
+    pub(super) public_url: Option<PublicUrl>,
+    pub(super) translations: Arc<Translations>,
+    pub(super) callbacks: Callbacks,
 }
 
 /// What one message gives: the response bytes (none for a notification),
@@ -229,21 +96,6 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 impl JsonRpcService {
-    /// Starts configuring an endpoint over `executor`.
-    pub fn builder(executor: Executor) -> JsonRpcBuilder {
-        JsonRpcBuilder {
-            executor,
-            scope: None,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            limits: JsonLimits::default(),
-            info: ApiInfo::default(),
-            security: Security::default(),
-            public_url: None,
-            translations: Arc::new(Translations::none()),
-            callbacks: Callbacks::disabled(),
-        }
-    }
-
     /// An endpoint with the default settings.
     pub fn new(executor: Executor) -> Self {
         Self::builder(executor).build()

@@ -1,8 +1,10 @@
-//! Calls in progress in handshake-era sessions, so a client's
-//! `notifications/cancelled` can stop one: the call's future is dropped,
-//! and the request is answered with a cancellation error (JSON) or its
-//! stream ends without a response (SSE). Keys are per session, so a client
-//! can only cancel its own requests.
+//! Calls in progress, so a client's `notifications/cancelled` can stop
+//! one: the call's future is dropped, and the request is answered with a
+//! cancellation error (a JSON exchange over HTTP), or not at all (its stream
+//! ends without a response; stdio writes nothing). Keys are per scope (a
+//! handshake-era session, a stdio conversation), so a client can only
+//! cancel its own requests. The one registry of the server, for every
+//! transport.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,7 +33,7 @@ impl Drop for Registered {
 }
 
 impl InFlight {
-    /// Registers request `id` (raw JSON) of `session`; the call runs under
+    /// Registers request `id` (raw JSON) of `scope`; the call runs under
     /// the returned registration while the guard lives.
     pub fn register(&self, session: &str, id: &str) -> (AbortRegistration, Registered) {
         let (handle, registration) = AbortHandle::new_pair();
@@ -40,7 +42,7 @@ impl InFlight {
         (registration, Registered { calls: Arc::clone(&self.calls), key })
     }
 
-    /// Cancels request `id` of `session`; whether it was running.
+    /// Cancels request `id` of `scope`; whether it was running.
     pub fn cancel(&self, session: &str, id: &str) -> bool {
         let key = (session.to_owned(), id.trim().to_owned());
         match self.calls.lock().unwrap_or_else(|e| e.into_inner()).remove(&key) {

@@ -1,6 +1,8 @@
-//! The 2026-07-28 request headers that mirror the body (SEP-2243):
-//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`; values that are not plain
-//! ASCII travel as `=?base64?...?=`.
+//! The MCP headers of Streamable HTTP: the session and protocol version of
+//! the handshake era, and the 2026-07-28 headers that mirror the body
+//! (SEP-2243): `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`, checked
+//! against the body by [`Mirrored`] at the server's points of the check
+//! order; values that are not plain ASCII travel as `=?base64?...?=`.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -9,13 +11,70 @@ use std::borrow::Cow;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
-use crate::protocol::{METHOD_HEADER, NAME_HEADER, PARAM_HEADER_PREFIX, PROTOCOL_VERSION_HEADER};
-use crate::tools::MirroredParam;
+use crate::call::ProtocolError;
+use crate::protocol::code;
+use crate::server::HeaderMirror;
+use crate::tools::{MirroredParam, Tool};
+
+/// HTTP header carrying the session id (handshake era).
+pub const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+/// HTTP header carrying the protocol version.
+pub const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// HTTP header mirroring the JSON-RPC method (2026-07-28).
+pub const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+/// HTTP header mirroring `params.name` / `params.uri` (2026-07-28).
+pub const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
+/// Prefix of the headers mirroring `x-mcp-header` parameters (2026-07-28).
+pub const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+
+/// The mirrored headers of one request, checked against its body.
+pub(crate) struct Mirrored<'h> {
+    pub headers: &'h HeaderMap,
+}
+
+fn mismatch(message: impl Into<Cow<'static, str>>) -> ProtocolError {
+    ProtocolError::new(code::HEADER_MISMATCH, message)
+}
+
+impl HeaderMirror for Mirrored<'_> {
+    fn method(&self, method: &str) -> Result<(), ProtocolError> {
+        if let Some(name) = duplicated(self.headers) {
+            return Err(mismatch(format!("the {name} header appears more than once")));
+        }
+        match single(self.headers, &METHOD_HEADER) {
+            Ok(Some(header)) if header == method => Ok(()),
+            Ok(Some(_)) => Err(mismatch("the Mcp-Method header does not match the request's method")),
+            Ok(None) => Err(mismatch("the Mcp-Method header is required")),
+            Err(()) => Err(mismatch("the Mcp-Method header is malformed")),
+        }
+    }
+
+    fn name(&self, name: &str) -> Result<(), ProtocolError> {
+        match single(self.headers, &NAME_HEADER) {
+            Ok(Some(header)) if header == name => Ok(()),
+            Ok(Some(_)) => Err(mismatch("the Mcp-Name header does not match the request's `name`")),
+            Ok(None) => Err(mismatch("the Mcp-Name header is required for this method")),
+            Err(()) => Err(mismatch("the Mcp-Name header is malformed")),
+        }
+    }
+
+    fn version(&self, version: Option<&str>) -> Result<(), ProtocolError> {
+        match (single(self.headers, &PROTOCOL_VERSION_HEADER), version) {
+            (Ok(Some(header)), Some(version)) if header == version => Ok(()),
+            (Ok(None), _) => Err(mismatch("the MCP-Protocol-Version header is required")),
+            _ => Err(mismatch("the MCP-Protocol-Version header does not match params._meta's protocolVersion")),
+        }
+    }
+
+    fn arguments(&self, tool: &Tool, arguments: &Map<String, Value>) -> Result<(), ProtocolError> {
+        check_params(&tool.mirrored, arguments, self.headers).map_err(mismatch)
+    }
+}
 
 /// Decodes a header value: the `=?base64?...?=` sentinel (canonical base64
 /// of UTF-8) or the plain value; `None` for a malformed sentinel or bytes
 /// that are not visible ASCII.
-pub(crate) fn decode(raw: &[u8]) -> Option<Cow<'_, str>> {
+pub fn decode(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = std::str::from_utf8(raw).ok()?;
     if let Some(payload) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
         let bytes = STANDARD.decode(payload).ok()?;
@@ -29,9 +88,8 @@ pub(crate) fn decode(raw: &[u8]) -> Option<Cow<'_, str>> {
 
 /// Encodes `text` as a header value: plain when it is visible ASCII without
 /// surrounding whitespace, else the `=?base64?...?=` sentinel ([`decode`]
-/// reverses it). Used where a transport without headers (stdio) fills in
-/// the mirrored headers from the body.
-pub(crate) fn encode(text: &str) -> Option<HeaderValue> {
+/// reverses it): what a client sends in a mirrored header.
+pub fn encode(text: &str) -> Option<HeaderValue> {
     let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
         && text.trim() == text
         && !(text.starts_with("=?base64?") && text.ends_with("?="));

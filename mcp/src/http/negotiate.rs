@@ -5,48 +5,20 @@
 use http::HeaderMap;
 use http::header::{ACCEPT, CONTENT_TYPE};
 
-/// How to answer a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResponseMode {
-    /// `application/json`.
-    Json,
-    /// `text/event-stream` with one `message` event.
-    Sse,
-}
+use crate::server::Accepts;
 
-/// Which of the two media types `Accept` allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Accepted {
-    /// `application/json`.
-    pub json: bool,
-    /// `text/event-stream`.
-    pub sse: bool,
-}
-
-impl Accepted {
-    /// How to answer a request that produces one message: JSON when
-    /// acceptable, else SSE; `None` when neither is acceptable.
-    pub fn single(self) -> Option<ResponseMode> {
-        if self.json {
-            Some(ResponseMode::Json)
-        } else if self.sse {
-            Some(ResponseMode::Sse)
-        } else {
-            None
-        }
-    }
-}
-
-/// Reads `Accept` (no header: JSON only; `*/*`: both).
-pub fn accepted(headers: &HeaderMap) -> Accepted {
+/// Which of the two media types `Accept` allows: `application/json`
+/// ([`Accepts::json`]) and `text/event-stream` ([`Accepts::stream`]); no
+/// header: JSON only; `*/*`: both.
+pub fn accepted(headers: &HeaderMap) -> Accepts {
     let mut values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).peekable();
     match values.peek() {
-        None => return Accepted { json: true, sse: false },
+        None => return Accepts { json: true, stream: false },
         // What the SDKs send, recognised without splitting.
         Some(&"application/json, text/event-stream" | &"text/event-stream, application/json") => {
             let _ = values.next();
             if values.peek().is_none() {
-                return Accepted { json: true, sse: true };
+                return Accepts::BOTH;
             }
             return accepted_slow(headers);
         }
@@ -55,9 +27,9 @@ pub fn accepted(headers: &HeaderMap) -> Accepted {
     accepted_slow(headers)
 }
 
-fn accepted_slow(headers: &HeaderMap) -> Accepted {
+fn accepted_slow(headers: &HeaderMap) -> Accepts {
     let values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok());
-    let mut accepted = Accepted::default();
+    let mut accepted = Accepts::default();
     for range in values.flat_map(|v| v.split(',')) {
         let mut parts = range.split(';');
         let media = parts.next().unwrap_or("").trim();
@@ -69,11 +41,11 @@ fn accepted_slow(headers: &HeaderMap) -> Accepted {
         }
         if is("*/*") || media.is_empty() {
             accepted.json = true;
-            accepted.sse = true;
+            accepted.stream = true;
         } else if is("application/json") || is("application/*") {
             accepted.json = true;
         } else if is("text/event-stream") || is("text/*") {
-            accepted.sse = true;
+            accepted.stream = true;
         }
     }
     accepted
@@ -106,16 +78,17 @@ mod tests {
 
     #[test]
     fn accepted_types() {
-        assert_eq!(accepted(&HeaderMap::new()), Accepted { json: true, sse: false });
-        assert_eq!(accepted(&accept("application/json, text/event-stream")), Accepted { json: true, sse: true });
-        assert_eq!(accepted(&accept("*/*")), Accepted { json: true, sse: true });
-        assert_eq!(accepted(&accept("text/event-stream;q=0, application/json")), Accepted { json: true, sse: false });
-        assert_eq!(accepted(&accept("text/html")).single(), None);
-        assert_eq!(accepted(&accept("text/event-stream")).single(), Some(ResponseMode::Sse));
-        assert_eq!(accepted(&accept("application/json;q=0, text/event-stream")), Accepted { json: false, sse: true });
+        let both = Accepts::BOTH;
+        assert_eq!(accepted(&HeaderMap::new()), Accepts { json: true, stream: false });
+        assert_eq!(accepted(&accept("application/json, text/event-stream")), both);
+        assert_eq!(accepted(&accept("*/*")), both);
+        assert_eq!(accepted(&accept("text/event-stream;q=0, application/json")), Accepts { json: true, stream: false });
+        assert!(!accepted(&accept("text/html")).any());
+        assert_eq!(accepted(&accept("text/event-stream")), Accepts { json: false, stream: true });
+        assert_eq!(accepted(&accept("application/json;q=0, text/event-stream")), Accepts { json: false, stream: true });
         let mut twice = accept("application/json, text/event-stream");
         twice.append(ACCEPT, HeaderValue::from_static("application/json;q=0"));
-        assert_eq!(accepted(&twice), Accepted { json: true, sse: true }, "a later value adds, never removes");
+        assert_eq!(accepted(&twice), both, "a later value adds, never removes");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The HTML page of an MCP endpoint version (`GET /mcp/v{N}` from a
 //! browser): the tools with their localised titles and descriptions,
 //! schemas and annotations, and try-it forms that call them over the
-//! 2026-07-28 (stateless) protocol. Rendered by [`rpc::docs::page`], the
+//! 2026-07-28 (stateless) protocol. Rendered by `rpc::docs::page`, the
 //! same template as the JSON-RPC page.
 
 use http::{HeaderMap, Request, Response};
@@ -12,7 +12,7 @@ use rpc::server::ResponseBody;
 use rpc::server::route::{mount_path, original_path, public_url};
 use serde_json::{Map, Value};
 
-use crate::endpoint::McpEndpoint;
+use super::McpEndpoint;
 use crate::protocol::ProtocolVersion;
 
 /// Tool fields the page shows in their own places; others (`_meta`) are
@@ -32,7 +32,8 @@ pub(crate) fn response<B>(
     request: &Request<B>,
     language: Language,
 ) -> Response<ResponseBody> {
-    let inner = &*endpoint.inner;
+    let inner = &*endpoint.server.inner;
+    let security = &endpoint.security;
     let protocol = ProtocolVersion::V2026_07_28;
     let mut tools: Vec<Value> = Vec::new();
     let mut cursor: Option<String> = None;
@@ -53,7 +54,7 @@ pub(crate) fn response<B>(
     let versions: Vec<VersionLink> = inner
         .tools
         .versions()
-        .filter(|v| inner.security.is_available(group, *v))
+        .filter(|v| security.is_available(group, *v))
         .map(|v| VersionLink { name: format!("v{v}"), href: format!("{mount}/v{v}"), current: v == version })
         .collect();
     let stateless = inner.config.eras.stateless();
@@ -68,7 +69,7 @@ pub(crate) fn response<B>(
         versions,
         endpoint: public_url(request, None),
         post_path: format!("{mount}/v{version}"),
-        protected: inner.security.has_access_policy(),
+        protected: security.has_access_policy(),
         links: Vec::new(),
         note: (!stateless).then(|| {
             "This endpoint serves the handshake era only (initialize, then a session): \

@@ -1,0 +1,247 @@
+//! Streamable HTTP: the [`McpEndpoint`], a `tower::Service` serving one
+//! endpoint per API version (`/v1`, `/v2`, ... under the mount point) in
+//! both protocol eras, on top of the transport-free [`McpServer`].
+//!
+//! What is HTTP's and not the server's: `Host`/`Origin` checks (403),
+//! routing by version (404), the security guard (CORS, tokens), the docs
+//! page for browsers, `server.json` and client manifests, the body (415,
+//! 413, 408, its parsing), the session and protocol-version headers, the
+//! 2026-07-28 mirrored headers ([`headers::Mirrored`]), `DELETE` of a
+//! session, and mapping the server's [`Reply`] to a status, JSON or SSE.
+
+mod docs_page;
+pub(crate) mod documents;
+pub mod headers;
+pub mod negotiate;
+pub(crate) mod response;
+mod sse;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method as HttpMethod, Request, StatusCode, header};
+use http_body::Body;
+use rpc::Security;
+use rpc::i18n::LanguageHeaders;
+use rpc::jsonrpc::envelope;
+use rpc::security::{Resource, Target};
+use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
+use rpc::server::route::{original_uri, version_from_path};
+use rpc::server::{Draining, PeerAddr};
+use serde_json::json;
+
+use crate::call::ProtocolError;
+use crate::server::{Caller, Incoming, McpServer, Reply, Status};
+use headers::{Mirrored, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
+use negotiate::{accepted, is_json_body};
+use response::{HttpResponse, to_http};
+
+/// The MCP endpoint of one API group over Streamable HTTP, a
+/// `tower::Service`. Mount it at a prefix such as `/mcp`; it serves `/v1`,
+/// `/v2`, ... (and `""` as version 1). Cheap to clone.
+#[derive(Clone)]
+pub struct McpEndpoint {
+    pub(crate) server: McpServer,
+    pub(crate) security: Security,
+}
+
+impl std::fmt::Debug for McpEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpEndpoint").field("group", &self.server.group()).finish_non_exhaustive()
+    }
+}
+
+fn invalid(message: impl Into<std::borrow::Cow<'static, str>>) -> ProtocolError {
+    ProtocolError::new(rpc::error::code::INVALID_REQUEST, message)
+}
+
+fn method_not_allowed(allow: &'static str) -> HttpResponse {
+    let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// A JSON-RPC error response.
+fn error(status: StatusCode, error: &ProtocolError) -> HttpResponse {
+    let mut out = Vec::with_capacity(128);
+    crate::server::write_error_body(&mut out, None, error);
+    json_response(status, out)
+}
+
+/// The one value of header `name` as text (a value that is not text counts as empty).
+fn header_text<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> {
+    headers.get(name).map(|v| v.to_str().unwrap_or(""))
+}
+
+impl McpEndpoint {
+    /// The transport-free server behind the endpoint (for stdio, or a
+    /// transport of your own).
+    pub fn server(&self) -> McpServer {
+        self.server.clone()
+    }
+
+    /// The API group served.
+    pub fn group(&self) -> &str {
+        self.server.group()
+    }
+
+    /// The translations the endpoint's texts come from (and its languages).
+    pub fn translations(&self) -> &rpc::Translations {
+        self.server.translations()
+    }
+
+    /// The serialised `tools/list` result of API `version` (see [`McpServer::tools_list`]).
+    pub fn tools_list(
+        &self,
+        version: u32,
+        language: rpc::i18n::Language,
+        protocol: crate::ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<Bytes> {
+        self.server.tools_list(version, language, protocol, cursor)
+    }
+
+    /// Ends the open `subscriptions/listen` streams gracefully (call it when
+    /// shutting down a server that is not `rpc::server::serve`, which does
+    /// it by itself).
+    pub fn close_streams(&self) {
+        self.server.close_streams();
+    }
+
+    /// Handles one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> HttpResponse
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let inner = &*self.server.inner;
+        let env = inner.executor.environment();
+        if let Err(why) = self.security.check_hosts(original_uri(&request), request.headers()) {
+            tracing::debug!(%why, "refused by DNS-rebinding protection");
+            return error(StatusCode::FORBIDDEN, &invalid(why.message()));
+        }
+        if let Some(why) = inner.tools.broken() {
+            let message = if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
+            return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
+        }
+        if let Some((version, document)) = documents::document_path(request.uri().path()) {
+            return documents::serve(self, version, document, request).await;
+        }
+        let group = Some(inner.group.as_str());
+        let served = version_from_path(request.uri().path())
+            .filter(|v| self.security.is_available(group, *v))
+            .filter(|v| inner.tools.version(*v).is_some());
+        let Some(version) = served else {
+            let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
+            return error(StatusCode::NOT_FOUND, &error_);
+        };
+        let eras = inner.config.eras;
+        let allow = if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" };
+        // A browser asking for the endpoint gets its page, a document. HEAD
+        // is GET without the body (hyper leaves it out), with the same rules.
+        let page =
+            matches!(*request.method(), HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(request.headers());
+        let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
+        self.security
+            .guard(request, target, |request, identity| async move {
+                let translations = &inner.translations;
+                let language = translations.negotiate(request.headers());
+                let client = request.extensions().get::<PeerAddr>().map(|peer| format!("ip:{}", peer.0.ip()));
+                let caller = Caller { identity, language, client };
+                let mut response = match *request.method() {
+                    HttpMethod::GET | HttpMethod::HEAD if page => {
+                        docs_page::response(self, version, &request, language)
+                    }
+                    HttpMethod::POST => self.post(version, request, caller).await,
+                    HttpMethod::DELETE if eras.handshake() => self.delete(version, request.headers(), caller).await,
+                    HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
+                    HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
+                    _ => method_not_allowed(allow),
+                };
+                translations.mark_response(response.headers_mut(), language);
+                response
+            })
+            .await
+    }
+
+    async fn post<B>(&self, version: u32, request: Request<B>, caller: Caller) -> HttpResponse
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let (parts, body) = request.into_parts();
+        if !is_json_body(&parts.headers) {
+            return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &invalid("Content-Type must be application/json"));
+        }
+        let bytes = match read_limited(&parts.headers, body, self.server.max_message_bytes()).await {
+            Ok(bytes) => bytes,
+            Err(ReadError::TooLarge { limit }) => {
+                return error(StatusCode::PAYLOAD_TOO_LARGE, &invalid(format!("request body exceeds {limit} bytes")));
+            }
+            Err(ReadError::Io(e)) => return error(StatusCode::BAD_REQUEST, &invalid(format!("unreadable body: {e}"))),
+            Err(ReadError::TimedOut) => {
+                return error(StatusCode::REQUEST_TIMEOUT, &invalid("request body not received in time"));
+            }
+        };
+        let body = match envelope::parse_body_with(&bytes, true, self.server.json_limits()) {
+            Ok(body) => body,
+            Err(e) => {
+                let env = self.server.inner.executor.environment();
+                return error(StatusCode::BAD_REQUEST, &ProtocolError::from_rpc(&e, env));
+            }
+        };
+        let accepts = accepted(&parts.headers);
+        let mirror = Mirrored { headers: &parts.headers };
+        let incoming = Incoming {
+            body,
+            version,
+            caller,
+            session: header_text(&parts.headers, &SESSION_HEADER),
+            protocol: header_text(&parts.headers, &PROTOCOL_VERSION_HEADER),
+            remembered: false,
+            accepts,
+            mirror: Some(&mirror),
+            cancel_scope: None,
+            closing: parts.extensions.get::<Draining>().map(Draining::receiver),
+        };
+        let reply = self.server.handle(incoming).await;
+        to_http(&self.server, reply, accepts)
+    }
+
+    /// `DELETE`: ends the session.
+    async fn delete(&self, version: u32, headers: &HeaderMap, caller: Caller) -> HttpResponse {
+        let mut incoming = Incoming::new(envelope::Body::Batch(Vec::new()), version, caller);
+        incoming.session = header_text(headers, &SESSION_HEADER);
+        incoming.protocol = header_text(headers, &PROTOCOL_VERSION_HEADER);
+        match self.server.end_session(incoming).await {
+            Reply::Accepted => status_response(StatusCode::OK),
+            Reply::Message(message) if message.status != Status::Ok => {
+                json_response(response::status_code(message.status), message.body)
+            }
+            other => to_http(&self.server, other, crate::server::Accepts::BOTH),
+        }
+    }
+}
+
+impl<B> tower::Service<Request<B>> for McpEndpoint
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}

@@ -1,0 +1,55 @@
+//! A [`Reply`] as an HTTP response: the status its outcome class maps to,
+//! JSON or one SSE event for a message (the client's choice, for results),
+//! an SSE body for a stream, the session header `initialize` sets; the
+//! after-response work runs once the body is sent.
+
+use http::{HeaderValue, Response, StatusCode, header};
+use rpc::server::body::{ResponseBody, full, json_response, notify_when_sent, status_response};
+
+use super::headers::SESSION_HEADER;
+use super::sse;
+use crate::server::{Accepts, McpServer, Reply, Status};
+
+pub(crate) type HttpResponse = Response<ResponseBody>;
+
+/// The HTTP status of an outcome class.
+pub(crate) fn status_code(status: Status) -> StatusCode {
+    match status {
+        Status::Ok => StatusCode::OK,
+        Status::Accepted => StatusCode::ACCEPTED,
+        Status::BadRequest => StatusCode::BAD_REQUEST,
+        Status::NotFound => StatusCode::NOT_FOUND,
+        Status::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+        Status::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+        Status::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+        Status::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+    }
+}
+
+/// `reply` to a client that accepts `accepts`.
+pub(crate) fn to_http(server: &McpServer, reply: Reply, accepts: Accepts) -> HttpResponse {
+    match reply {
+        Reply::Accepted => status_response(StatusCode::ACCEPTED),
+        Reply::Stream(stream) => sse::response(sse::body(stream)),
+        Reply::Message(message) => {
+            let status = status_code(message.status);
+            let mut response = if message.negotiable && !accepts.json && accepts.stream {
+                let mut response = sse::response(full(sse::event(&message.body)));
+                *response.status_mut() = status;
+                response
+            } else {
+                json_response(status, message.body)
+            };
+            if let Some(id) = message.session
+                && let Ok(value) = HeaderValue::from_str(&id)
+            {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+            if let Some(seconds) = message.retry_after {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            }
+            notify_when_sent(&mut response, &server.inner.executor, message.executions);
+            response
+        }
+    }
+}

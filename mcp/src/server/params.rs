@@ -1,0 +1,230 @@
+//! The `params` of each method, one type per method, read in one pass with
+//! borrowed strings and raw values; and the 2026-07-28 request envelope in
+//! `params._meta`, read in the same pass.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::session::KnownCapabilities;
+
+/// The `params` of a method whose only member the server reads is `_meta`
+/// (`server/discover`, `ping`, an unknown method).
+#[derive(Deserialize, Default)]
+pub(crate) struct EnvelopeOnly<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+}
+
+/// `tools/call`.
+#[derive(Deserialize, Default)]
+pub(crate) struct CallParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    /// The tool name, raw: a name that is not a string gets its own error.
+    #[serde(borrow, default)]
+    pub name: Option<&'a RawValue>,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+}
+
+/// `tools/list`.
+#[derive(Deserialize, Default)]
+pub(crate) struct ListParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    #[serde(borrow, default)]
+    pub cursor: Option<Cow<'a, str>>,
+}
+
+/// `subscriptions/listen`.
+#[derive(Deserialize, Default)]
+pub(crate) struct ListenParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    #[serde(default)]
+    pub notifications: Option<Value>,
+}
+
+/// `initialize`, read without building what is not kept: the capabilities'
+/// names only (their values are skipped), `clientInfo` as raw JSON for
+/// [`ClientInfo::parse`](crate::ClientInfo::parse), every other member
+/// skipped.
+#[derive(Deserialize)]
+pub(crate) struct InitializeParams<'a> {
+    #[serde(rename = "protocolVersion", borrow)]
+    pub protocol_version: Cow<'a, str>,
+    #[serde(default)]
+    pub capabilities: Option<KnownCapabilities>,
+    #[serde(rename = "clientInfo", borrow, default)]
+    pub client_info: Option<&'a RawValue>,
+}
+
+/// `logging/setLevel`.
+#[derive(Deserialize)]
+pub(crate) struct SetLevelParams<'a> {
+    #[serde(borrow)]
+    pub level: Cow<'a, str>,
+}
+
+/// `notifications/cancelled`.
+#[derive(Deserialize)]
+pub(crate) struct CancelledParams<'a> {
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: &'a RawValue,
+}
+
+/// Params that carry `_meta` (every method's do).
+pub(crate) trait WithMeta<'a>: Deserialize<'a> + Default {
+    /// Takes the `_meta` member out.
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>>;
+    /// `params.name`, for the methods that have one.
+    fn name(&self) -> Option<&'a RawValue> {
+        None
+    }
+}
+
+impl<'a> WithMeta<'a> for EnvelopeOnly<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+}
+
+impl<'a> WithMeta<'a> for CallParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+    fn name(&self) -> Option<&'a RawValue> {
+        self.name
+    }
+}
+
+impl<'a> WithMeta<'a> for ListParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+}
+
+impl<'a> WithMeta<'a> for ListenParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+}
+
+/// `params._meta` as found: the envelope, read in the same pass as the
+/// rest of `params`, or a value that is not an object (an error, reported
+/// in its turn of the check order).
+pub(crate) enum MetaSlot<'a> {
+    Object(RequestMeta<'a>),
+    NotObject,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaSlot<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Slot<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Slot<'a> {
+            type Value = MetaSlot<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                RequestMeta::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(MetaSlot::Object)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(MetaSlot::NotObject)
+            }
+        }
+        deserializer.deserialize_any(Slot(std::marker::PhantomData))
+    }
+}
+
+/// What `_meta` carries: the 2026-07-28 request envelope, and the progress
+/// token of either era.
+#[derive(Deserialize)]
+pub(crate) struct RequestMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    pub protocol_version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    pub client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default)]
+    pub client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
+    pub log_level: Option<&'a RawValue>,
+    #[serde(rename = "progressToken", borrow, default)]
+    pub progress_token: Option<&'a RawValue>,
+}
+
+/// Whether a request's `params._meta` names a protocol version (read
+/// without building anything else): the mark of a 2026-07-28 request.
+pub(crate) fn names_a_version(params: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<ProbeMeta<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct ProbeMeta<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+        protocol_version: Option<&'a RawValue>,
+    }
+    let Some(raw) = params.filter(|p| p.get().starts_with('{')) else { return false };
+    matches!(
+        serde_json::from_str::<Probe<'_>>(raw.get()),
+        Ok(Probe { meta: Some(ProbeMeta { protocol_version: Some(_) }) })
+    )
+}
+
+/// A JSON string, borrowed when it has no escapes; `None` when it is not a string.
+pub(crate) fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<&str>(raw.get()) {
+        Ok(text) => Some(Cow::Borrowed(text)),
+        Err(_) => serde_json::from_str::<String>(raw.get()).ok().map(Cow::Owned),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_version_in_meta_marks_a_stateless_request() {
+        assert!(names_a_version(Some(&raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}"#))));
+        assert!(!names_a_version(Some(&raw(r#"{"_meta":{"progressToken":1}}"#))));
+        assert!(!names_a_version(Some(&raw(r#"[1]"#))));
+        assert!(!names_a_version(None));
+    }
+
+    #[test]
+    fn call_params_keep_what_the_checks_need() {
+        let text = r#"{"name":"caf\u00e9","arguments":{"a":1},"_meta":[1]}"#;
+        let mut params: CallParams<'_> = serde_json::from_str(text).unwrap();
+        assert_eq!(json_str(params.name().unwrap()).as_deref(), Some("café"));
+        assert!(matches!(params.take_meta(), Some(MetaSlot::NotObject)));
+        assert_eq!(json_str(&raw("5")), None);
+    }
+}

@@ -1,0 +1,266 @@
+//! 2026-07-28: every request is self-contained; its `_meta` carries its
+//! protocol version and the client's capabilities; no `initialize`, no
+//! sessions.
+//!
+//! Checks, in the specification's (and the conformance suite's) order,
+//! after parsing (`-32700`) and the JSON-RPC shape (`-32600`): the
+//! mirrored routing headers (HTTP only, `-32020`); `_meta` with
+//! `protocolVersion` and `clientCapabilities` (`-32602`); the
+//! `MCP-Protocol-Version` header equal to `_meta`'s (HTTP only, `-32020`);
+//! a supported version (`-32022` with `data: {supported, requested}`); a
+//! known method (404, `-32601`); for `tools/call`, the `Mcp-Param-*`
+//! headers (HTTP only, `-32020`) and the client capabilities the tool needs
+//! (`-32021`). Every error carries the request id.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rpc::ClientView;
+use rpc::jsonrpc::envelope::Request as RpcRequest;
+use rpc::jsonrpc::response::write_result;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::incoming::Incoming;
+use super::listen::listen;
+use super::params::{CallParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, WithMeta, json_str};
+use super::reply::{Reply, Status, stateless_status};
+use super::state::Inner;
+use super::tool_call::{self, ToolCall};
+use crate::call::ProtocolError;
+use crate::notify::Wanted;
+use crate::protocol::{ProtocolVersion, code, meta};
+use crate::session::{ClientInfo, KnownCapabilities};
+use crate::tools::ToolSet;
+
+fn invalid_params(message: impl Into<Cow<'static, str>>) -> ProtocolError {
+    ProtocolError::new(rpc::error::code::INVALID_PARAMS, message)
+}
+
+/// What the checks found: the request is served for this client.
+pub(crate) struct Admitted<P> {
+    pub params: P,
+    pub input_bytes: usize,
+    pub client: ClientView,
+    pub wanted: Wanted,
+}
+
+/// Runs the checks up to the supported version, reading `params` as `P`.
+fn admit<'a, P: WithMeta<'a>>(
+    request: &'a RpcRequest<'a>,
+    incoming: &Incoming<'_>,
+) -> Result<Admitted<P>, ProtocolError> {
+    if let Some(mirror) = incoming.mirror {
+        mirror.method(&request.method)?;
+    }
+    let mut params: P = match request.params {
+        None => P::default(),
+        Some(raw) if raw.get().starts_with('{') => {
+            rpc::executor::cpu_bound(raw.get().len(), || serde_json::from_str(raw.get()))
+                .map_err(|e| invalid_params(format!("params are not an object of the expected shape: {e}")))?
+        }
+        Some(_) => return Err(invalid_params("params must be an object carrying `_meta`")),
+    };
+    if let Some(name) = params.name() {
+        let Some(body_name) = json_str(name) else {
+            return Err(invalid_params("`name` must be a string"));
+        };
+        if let Some(mirror) = incoming.mirror {
+            mirror.name(&body_name)?;
+        }
+    }
+    let Some(MetaSlot::Object(envelope)) = params.take_meta() else {
+        return Err(invalid_params(format!(
+            "params._meta must be an object carrying `{}` and `{}`",
+            meta::PROTOCOL_VERSION,
+            meta::CLIENT_CAPABILITIES
+        )));
+    };
+    let missing: Vec<&str> = [
+        (meta::PROTOCOL_VERSION, envelope.protocol_version.is_none()),
+        (meta::CLIENT_CAPABILITIES, envelope.client_capabilities.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(key, absent)| absent.then_some(key))
+    .collect();
+    if !missing.is_empty() {
+        return Err(invalid_params(format!("params._meta lacks the required {}", missing.join(" and "))));
+    }
+    let version: Option<Cow<'_, str>> = envelope.protocol_version.and_then(json_str);
+    if let Some(mirror) = incoming.mirror {
+        mirror.version(version.as_deref())?;
+    }
+    let Some(version) = version else {
+        return Err(invalid_params("params._meta's protocolVersion must be a string"));
+    };
+    let Some(protocol) = ProtocolVersion::parse(&version).filter(|v| v.is_stateless()) else {
+        let supported: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
+        let requested: String = version.chars().take(128).collect();
+        return Err(ProtocolError::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            .with_data(json!({"supported": supported, "requested": requested})));
+    };
+    if !envelope.client_capabilities.is_some_and(|raw| raw.get().starts_with('{')) {
+        return Err(invalid_params("params._meta's clientCapabilities must be an object"));
+    }
+    let log_level = match envelope.log_level {
+        None => None,
+        Some(raw) => match serde_json::from_str::<rpc::LogLevel>(raw.get()) {
+            Ok(level) => Some(level),
+            Err(_) => {
+                return Err(invalid_params(format!(
+                    "`{}` is not a log level",
+                    raw.get().chars().take(32).collect::<String>()
+                )));
+            }
+        },
+    };
+    let progress_token = envelope
+        .progress_token
+        .map(crate::notify::progress_token)
+        .transpose()
+        .map_err(|e| invalid_params(e.message().to_owned()))?;
+    let client = client_view(protocol, envelope.client_capabilities, envelope.client_info);
+    let input_bytes = request.params.map_or(0, |p| p.get().len());
+    Ok(Admitted { params, input_bytes, client, wanted: Wanted { progress_token, log_level } })
+}
+
+/// `clientInfo` and `clientCapabilities` up to this size are kept as sent
+/// and parsed only if a method reads them (the common case costs nothing);
+/// larger ones are reduced at once to what is used.
+const LAZY_CLIENT_FACTS: usize = 4096;
+
+/// What the method's context tells about the client: its `_meta` facts as
+/// sent, or, when they are large, only what is used (the `clientInfo`
+/// fields a session would keep, the known capability names).
+fn client_view(protocol: ProtocolVersion, capabilities: Option<&RawValue>, info: Option<&RawValue>) -> ClientView {
+    let large = |raw: Option<&RawValue>| raw.is_some_and(|r| r.get().len() > LAZY_CLIENT_FACTS);
+    if !large(capabilities) && !large(info) {
+        return ClientView::from_raw(
+            Some(protocol.as_str().into()),
+            capabilities.map(ToOwned::to_owned),
+            info.map(ToOwned::to_owned),
+        );
+    }
+    let info = info.and_then(|raw| ClientInfo::parse(raw.get())).map(|i| i.to_json());
+    let capabilities = capabilities.map(|raw| {
+        if raw.get().len() <= LAZY_CLIENT_FACTS {
+            serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+        } else {
+            let names = serde_json::from_str::<KnownCapabilities>(raw.get()).map(|k| k.0).unwrap_or_default();
+            Value::Object(names.into_iter().map(|n| (n.to_owned(), json!({}))).collect())
+        }
+    });
+    ClientView::new(Some(protocol.as_str().into()), capabilities, info)
+}
+
+/// Handles one 2026-07-28 request (`id`) or notification (no `id`).
+pub(crate) async fn handle(
+    inner: &Arc<Inner>,
+    tools: &ToolSet,
+    incoming: &Incoming<'_>,
+    request: &RpcRequest<'_>,
+) -> Reply {
+    let language = incoming.caller.language;
+    let Some(id) = request.id else {
+        // The core protocol defines no client notifications at this
+        // revision; they are acknowledged and dropped.
+        return Reply::Accepted;
+    };
+    let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
+    if id.get() == "null" {
+        return fail(ProtocolError::new(rpc::error::code::INVALID_REQUEST, "the request id must not be null"));
+    }
+    if !incoming.accepts.any() {
+        let error = ProtocolError::new(
+            rpc::error::code::INVALID_REQUEST,
+            "Not Acceptable: the client must accept application/json and text/event-stream",
+        );
+        return Reply::error(Status::NotAcceptable, Some(id), &error);
+    }
+    if matches!(&*request.method, "initialize" | "ping" | "logging/setLevel") {
+        // Handshake-era methods: not part of this revision. `initialize`
+        // learns which versions to use instead.
+        let mut error = ProtocolError::new(
+            rpc::error::code::METHOD_NOT_FOUND,
+            format!("Method not found: {} (not part of protocol 2026-07-28)", request.method),
+        );
+        if request.method == "initialize" {
+            let supported: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
+            error = error.with_data(json!({"supported": supported}));
+        }
+        return fail(error);
+    }
+    let ok = |body: &[u8]| {
+        let mut out = Vec::with_capacity(body.len() + 48);
+        write_result(&mut out, id, body);
+        Reply::message(Status::Ok, out, Vec::new())
+    };
+    match &*request.method {
+        "server/discover" => match admit::<EnvelopeOnly<'_>>(request, incoming) {
+            Ok(_) => ok(&inner.texts(language).discover),
+            Err(error) => fail(error),
+        },
+        "tools/list" => match admit::<ListParams<'_>>(request, incoming) {
+            Ok(admitted) => match tools.page(language, ProtocolVersion::V2026_07_28, admitted.params.cursor.as_deref())
+            {
+                Some(page) => ok(page),
+                None => fail(invalid_params("Invalid cursor")),
+            },
+            Err(error) => fail(error),
+        },
+        "tools/call" => match admit::<CallParams<'_>>(request, incoming) {
+            Ok(admitted) => call(inner, tools, id, admitted, incoming).await,
+            Err(error) => fail(error),
+        },
+        "subscriptions/listen" if inner.list_changes.is_some() => match admit::<ListenParams<'_>>(request, incoming) {
+            Ok(admitted) => listen(inner, id, admitted.params.notifications, incoming),
+            Err(error) => fail(error),
+        },
+        other => {
+            if let Err(error) = admit::<EnvelopeOnly<'_>>(request, incoming) {
+                return fail(error);
+            }
+            let shown: String = other.chars().take(64).collect();
+            fail(ProtocolError::new(rpc::error::code::METHOD_NOT_FOUND, format!("Method not found: {shown}")))
+        }
+    }
+}
+
+async fn call(
+    inner: &Arc<Inner>,
+    tools: &ToolSet,
+    id: &RawValue,
+    admitted: Admitted<CallParams<'_>>,
+    incoming: &Incoming<'_>,
+) -> Reply {
+    let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
+    let Admitted { params, input_bytes, client, wanted } = admitted;
+    let Some(name) = params.name.and_then(json_str) else {
+        return fail(invalid_params("tools/call requires params with a `name`"));
+    };
+    let arguments: Map<String, Value> = match params.arguments {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => return fail(invalid_params("`arguments` must be an object")),
+    };
+    if let (Some(mirror), Some(tool)) = (incoming.mirror, tools.get(&name))
+        && let Err(error) = mirror.arguments(tool, &arguments)
+    {
+        return fail(error);
+    }
+    let call = ToolCall {
+        id: Cow::Borrowed(id),
+        name,
+        arguments,
+        version: incoming.version,
+        protocol: ProtocolVersion::V2026_07_28,
+        client,
+        wanted,
+        cancel_scope: incoming.cancel_scope.map(Cow::Borrowed),
+        silent_cancel: incoming.cancel_scope.is_some(),
+        identity: incoming.caller.identity.clone(),
+        input_bytes,
+        language: incoming.caller.language,
+    };
+    tool_call::answer(Arc::clone(inner), call, incoming.accepts, stateless_status).await
+}

@@ -1,0 +1,197 @@
+//! Answering a `tools/call`, the same in both eras and on every transport:
+//! the method gets a request context; when the request asked for progress
+//! or log messages and the client takes a stream, the reply becomes a
+//! stream as soon as the method reports something (a method that reports
+//! nothing still gets one message, with its status); otherwise the call is
+//! answered as one message. A 2025-03-26 batch runs its calls through
+//! [`run`] too, without a stream.
+
+use std::borrow::Cow;
+use std::future::{Future, poll_fn};
+use std::sync::Arc;
+use std::task::Poll;
+
+use futures_util::future::Abortable;
+use rpc::i18n::Language;
+use rpc::{ClientView, Context, Identity, Transport};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::incoming::Accepts;
+use super::reply::{Reply, Status, write_error, write_outcome};
+use super::state::Inner;
+use super::stream::{self, CallFuture, Finished, Started};
+use crate::call::{CallTarget, ProtocolError, call_tool};
+use crate::notify::{NotificationSink, Wanted};
+use crate::protocol::{ProtocolVersion, code};
+
+/// One `tools/call` to answer, borrowing from the request.
+pub(crate) struct ToolCall<'a> {
+    /// The JSON-RPC id.
+    pub id: Cow<'a, RawValue>,
+    /// The tool.
+    pub name: Cow<'a, str>,
+    /// Its arguments.
+    pub arguments: Map<String, Value>,
+    /// The API version served.
+    pub version: u32,
+    /// The revision the request is served at.
+    pub protocol: ProtocolVersion,
+    /// What the method's context tells about the client.
+    pub client: ClientView,
+    /// What the request asked to be told.
+    pub wanted: Wanted,
+    /// Where `notifications/cancelled` find the call (a session, a stdio
+    /// conversation); `None`: only dropping the reply cancels it.
+    pub cancel_scope: Option<Cow<'a, str>>,
+    /// Whether a cancelled call gets no reply at all (a transport with one
+    /// conversation: stdio), rather than a cancellation error.
+    pub silent_cancel: bool,
+    /// Who is calling (from the transport's access policy).
+    pub identity: Option<Arc<Identity>>,
+    /// The size of the request's `params` in bytes.
+    pub input_bytes: usize,
+    /// The language of the request (the server's identity in 2026-07-28 results).
+    pub language: Language,
+}
+
+/// Runs `call` and answers it; `status` gives the outcome class of an error.
+pub(crate) async fn answer(
+    inner: Arc<Inner>,
+    call: ToolCall<'_>,
+    accepts: Accepts,
+    status: fn(i32) -> Status,
+) -> Reply {
+    if !accepts.any() {
+        let error = ProtocolError::new(
+            rpc::error::code::INVALID_REQUEST,
+            "Not Acceptable: the client must accept application/json or text/event-stream",
+        );
+        return Reply::error(Status::NotAcceptable, Some(&call.id), &error);
+    }
+    let silent_cancel = call.silent_cancel;
+    if !(accepts.stream && call.wanted.any()) {
+        let finished = run(Arc::clone(&inner), call, None).await;
+        return plain(status, finished, silent_cancel);
+    }
+    let mut call = call.into_owned();
+    let wanted = std::mem::take(&mut call.wanted);
+    let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &call.name);
+    // Boxed: the stream owns the call once it outlives this function.
+    let future: CallFuture = Box::pin(run(Arc::clone(&inner), call, Some(sink)));
+    match stream::start(future, events, inner.config.keep_alive).await {
+        Started::Finished { finished, events } if events.is_empty() => plain(status, finished, silent_cancel),
+        Started::Finished { finished, events } => {
+            Reply::Stream(stream::finished_stream(events, finished, inner.executor.clone()))
+        }
+        Started::Streaming { call, events, first } => {
+            Reply::Stream(stream::call_stream(call, events, first, inner.executor.clone(), inner.config.keep_alive))
+        }
+    }
+}
+
+impl ToolCall<'_> {
+    /// The call with everything it borrows copied, for a stream that
+    /// outlives the request.
+    fn into_owned(self) -> ToolCall<'static> {
+        ToolCall {
+            id: Cow::Owned(self.id.into_owned()),
+            name: Cow::Owned(self.name.into_owned()),
+            cancel_scope: self.cancel_scope.map(|s| Cow::Owned(s.into_owned())),
+            arguments: self.arguments,
+            version: self.version,
+            protocol: self.protocol,
+            client: self.client,
+            wanted: self.wanted,
+            silent_cancel: self.silent_cancel,
+            identity: self.identity,
+            input_bytes: self.input_bytes,
+            language: self.language,
+        }
+    }
+}
+
+fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel: bool) -> Reply {
+    let Finished { response, executions, error_code } = finished;
+    match response {
+        Some(body) => Reply::message(error_code.map_or(Status::Ok, status), body, executions),
+        None if silent_cancel => Reply::Accepted,
+        // Only a stream ends without a response: unreachable for one message.
+        None => Reply::Accepted,
+    }
+}
+
+fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
+    let mut out = Vec::new();
+    write_error(&mut out, Some(id), error);
+    Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code) }
+}
+
+/// Runs the call. A call with a cancel scope that does not finish at its
+/// first poll is registered for `notifications/cancelled` (a synchronous
+/// method, the common case, never is: it cannot be cancelled anyway).
+pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<NotificationSink>>) -> Finished {
+    let ToolCall {
+        id,
+        name,
+        arguments,
+        version,
+        protocol,
+        client,
+        cancel_scope,
+        silent_cancel,
+        identity,
+        input_bytes,
+        language,
+        ..
+    } = call;
+    let streaming = sink.is_some();
+    let Some(tools) = inner.tools.version(version) else {
+        return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
+    };
+    let target = CallTarget {
+        group: &inner.group,
+        version,
+        protocol,
+        invalid_arguments: inner.config.invalid_arguments,
+        stateless_tail: &inner.texts(language).stateless_tail,
+        input_bytes,
+    };
+    let tool = tools.get(&name);
+    // The context names the method by its registered (static) name; an
+    // unknown tool gets no context (its call fails at the lookup).
+    let method = tool.map(|t| t.method.name()).unwrap_or_default();
+    let context = match sink {
+        Some(sink) => Context::with_sink(Transport::Mcp, method, client, sink),
+        None => Context::for_client(Transport::Mcp, method, client),
+    }
+    .with_identity(identity);
+    let mut call = std::pin::pin!(call_tool(&inner.executor, tool, target, &name, arguments, context));
+    let outcome = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
+        Poll::Ready(outcome) => Some(outcome),
+        Poll::Pending => match &cancel_scope {
+            None => Some(call.await),
+            Some(scope) => {
+                let (registration, _registered) = inner.inflight.register(scope, id.get());
+                Abortable::new(call, registration).await.ok()
+            }
+        },
+    };
+    let Some(outcome) = outcome else {
+        // Cancelled: a stream ends without a response, and so does a
+        // conversation that asked for no answer; an HTTP exchange still
+        // needs a body.
+        if streaming || silent_cancel {
+            return Finished { response: None, executions: Vec::new(), error_code: None };
+        }
+        return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
+    };
+    let mut out = Vec::with_capacity(256);
+    write_outcome(&mut out, &id, &outcome.result);
+    let error_code = outcome.result.as_ref().err().map(|e| e.code);
+    let executions = match outcome.execution {
+        Some(execution) if execution.wants_response_sent() => vec![execution],
+        _ => Vec::new(),
+    };
+    Finished { response: Some(out), executions, error_code }
+}

@@ -1,0 +1,349 @@
+//! The stdio transport: newline-delimited JSON-RPC on a byte stream (the
+//! process's stdin and stdout), both protocol eras.
+//!
+//! Each line is one message for the same [`McpServer`] Streamable HTTP
+//! uses: the same executor runs the tools, with the same validation,
+//! limits, sessions and listeners. No HTTP request is built: the transport
+//! parses the line and hands the server the message with what it
+//! remembers of the conversation. What the transport adds:
+//!
+//! * **The conversation.** Once `initialize` was answered, the session it
+//!   opened and the negotiated revision go with every later handshake-era
+//!   message. A message whose `params._meta` names a protocol version (a
+//!   2026-07-28 client, starting with its `server/discover` probe) is
+//!   self-contained and served as such, whatever was opened before. Which
+//!   era a client speaks is decided per message, as on HTTP; the
+//!   2026-07-28 header checks are HTTP's and do not apply here.
+//! * **Replies as lines.** One message is one line; a stream (a call
+//!   reporting progress or log messages) is one line per message, written
+//!   as they come; nothing else is ever written (keep-alives are dropped).
+//!   Lines never contain a raw newline and never interleave (one writer).
+//! * **Notifications get no answer.** A notification (or a response sent by
+//!   the client) never gets a line back, even when it is refused; the
+//!   refusal is logged (`tracing`, which a stdio server must send to stderr).
+//! * **Concurrency and cancellation.** Every message runs in its own task,
+//!   so a client can send `notifications/cancelled` while a call runs: the
+//!   server stops the call, in either era, and no response is written for
+//!   it. At most [`Stdio::max_in_flight`] messages run at once; beyond that
+//!   the transport waits before reading more (a cancellation is always read).
+//! * **Bounded input.** A line longer than the server's message limit is
+//!   answered with a `-32600` error (id `null`) and the rest of it is skipped
+//!   as it arrives, never buffered. Blank lines are ignored; a line that is
+//!   not JSON gets `-32700`.
+//! * **End of input.** At EOF the transport stops reading, lets the calls in
+//!   flight finish (for at most [`Stdio::grace`]; then they are dropped),
+//!   ends the session it opened, flushes and returns.
+//!
+//! There is no token check and no host check: a client that can start the
+//! process has its access already.
+//!
+//! ```no_run
+//! # async fn run(endpoint: mcp::McpEndpoint) -> std::io::Result<()> {
+//! // Serve API version 1 of the endpoint's group on this process's stdin/stdout.
+//! mcp::stdio::serve(endpoint.server(), 1, tokio::io::stdin(), tokio::io::stdout()).await
+//! # }
+//! ```
+
+mod lines;
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use rpc::jsonrpc::envelope::{self, Body, Message};
+use serde::Deserialize;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+use crate::server::{Caller, Frame, Incoming, McpServer, Reply, Status};
+use lines::{Line, Lines, Out, send, write_lines};
+
+/// Serves API `version` of `server`'s group on `input`/`output` with the
+/// default settings of [`Stdio`], until `input` ends.
+///
+/// Errors: `InvalidInput` when the group has no tools at `version`; a read
+/// error of `input` or a write error of `output` (the client went away).
+pub async fn serve<R, W>(server: impl Into<McpServer>, version: u32, input: R, output: W) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    Stdio::new(server, version).serve(input, output).await
+}
+
+/// The stdio transport of one server and API version, with its settings;
+/// [`serve`](Stdio::serve) runs it.
+#[derive(Debug, Clone)]
+pub struct Stdio {
+    server: McpServer,
+    version: u32,
+    max_in_flight: usize,
+    grace: Duration,
+}
+
+/// Lines queued for the writer before tasks wait.
+const WRITE_QUEUE: usize = 64;
+
+/// What the transport remembers of a handshake-era conversation.
+#[derive(Default)]
+struct Conversation {
+    session: Option<String>,
+    protocol: Option<String>,
+}
+
+/// What every message's task shares.
+struct Shared {
+    server: McpServer,
+    version: u32,
+    /// The scope `notifications/cancelled` of this client find its calls in.
+    scope: String,
+    conversation: Mutex<Conversation>,
+    lines: mpsc::Sender<Out>,
+}
+
+impl Stdio {
+    /// The transport of API `version` (the `/v{version}` of Streamable HTTP).
+    pub fn new(server: impl Into<McpServer>, version: u32) -> Self {
+        Stdio { server: server.into(), version, max_in_flight: 64, grace: Duration::from_secs(5) }
+    }
+
+    /// Messages handled at once (default 64); further lines are read once
+    /// one of them is done. `notifications/cancelled` is always read.
+    pub fn max_in_flight(mut self, messages: usize) -> Self {
+        self.max_in_flight = messages.max(1);
+        self
+    }
+
+    /// How long calls still running at the end of input may take to finish
+    /// before they are dropped (default 5 s).
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Reads messages from `input` and writes replies to `output` until
+    /// `input` ends (see the [module](self) documentation).
+    ///
+    /// Errors: `InvalidInput` when the group has no tools at this version; a
+    /// read error of `input` or a write error of `output`.
+    pub async fn serve<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        if self.server.tools(self.version).is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("group `{}` has no MCP tools at version {}", self.server.group(), self.version),
+            ));
+        }
+        let limit = self.server.max_message_bytes();
+        let (lines_out, queue) = mpsc::channel(WRITE_QUEUE);
+        let mut writer = tokio::spawn(write_lines(output, queue));
+        static CONVERSATIONS: AtomicU64 = AtomicU64::new(1);
+        let shared = Arc::new(Shared {
+            server: self.server.clone(),
+            version: self.version,
+            scope: format!("stdio-{}", CONVERSATIONS.fetch_add(1, Ordering::Relaxed)),
+            conversation: Mutex::default(),
+            lines: lines_out,
+        });
+        let permits = Arc::new(Semaphore::new(self.max_in_flight));
+        let mut tasks = JoinSet::new();
+        let mut lines = Lines::new(input, limit);
+        let read: io::Result<()> = loop {
+            while let Some(done) = tasks.try_join_next() {
+                report(done);
+            }
+            let line = tokio::select! {
+                line = lines.next() => line,
+                written = &mut writer => return flatten(written),
+            };
+            let bytes = match line {
+                Ok(Some(Line::Message(bytes))) => bytes,
+                Ok(Some(Line::TooLong)) => {
+                    tracing::warn!(limit, "stdio: a message longer than the limit was skipped");
+                    let error = format!(
+                        "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{},\"message\":\"message exceeds {limit} bytes (the rest of the line was skipped)\"}}}}",
+                        rpc::error::code::INVALID_REQUEST
+                    );
+                    if !send(&shared.lines, error.into_bytes()).await {
+                        break Ok(());
+                    }
+                    continue;
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            };
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if is_cancellation(&bytes) {
+                // Handled at once, whatever else runs: it stops a call.
+                shared.exchange(&bytes).await;
+                continue;
+            }
+            let permit = tokio::select! {
+                permit = Arc::clone(&permits).acquire_owned() => permit,
+                written = &mut writer => return flatten(written),
+            };
+            let Ok(permit) = permit else { break Ok(()) };
+            let shared = Arc::clone(&shared);
+            tasks.spawn(async move {
+                let _permit = permit;
+                shared.exchange(&bytes).await;
+            });
+        };
+        match tokio::time::timeout(self.grace, drain(&mut tasks)).await {
+            Ok(()) => {}
+            Err(_) => {
+                tracing::warn!(calls = tasks.len(), grace = ?self.grace, "stdio: input ended; dropping the calls still running");
+                tasks.abort_all();
+                drain(&mut tasks).await;
+            }
+        }
+        shared.end_session().await;
+        drop(shared);
+        let written = flatten(writer.await);
+        read.and(written)
+    }
+}
+
+/// Whether a line is `notifications/cancelled` (read without building it).
+fn is_cancellation(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, default)]
+        method: Option<&'a str>,
+        #[serde(default)]
+        id: Option<serde::de::IgnoredAny>,
+    }
+    matches!(
+        serde_json::from_slice::<Probe<'_>>(bytes),
+        Ok(Probe { method: Some("notifications/cancelled"), id: None })
+    )
+}
+
+impl Shared {
+    fn lock_conversation(&self) -> std::sync::MutexGuard<'_, Conversation> {
+        self.conversation.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One message: to the server, and its reply to the writer.
+    async fn exchange(&self, bytes: &[u8]) {
+        let body = match envelope::parse_body_with(bytes, true, self.server.json_limits()) {
+            Ok(body) => body,
+            Err(error) => {
+                let mut line = Vec::with_capacity(128);
+                let env = self.server.inner.executor.environment();
+                crate::server::write_error_body(&mut line, None, &crate::call::ProtocolError::from_rpc(&error, env));
+                send(&self.lines, line).await;
+                return;
+            }
+        };
+        // A notification or a client's response never gets a line back.
+        let (silent, method) = match &body {
+            Body::Single(Ok(Message::Request(request))) => (request.id.is_none(), Some(request.method.to_string())),
+            Body::Single(Ok(Message::Response { .. })) => (true, None),
+            _ => (false, None),
+        };
+        let (session, protocol) = {
+            let conversation = self.lock_conversation();
+            (conversation.session.clone(), conversation.protocol.clone())
+        };
+        let mut incoming = Incoming::new(body, self.version, Caller::default());
+        incoming.session = session.as_deref();
+        incoming.protocol = protocol.as_deref();
+        incoming.remembered = true;
+        incoming.cancel_scope = Some(&self.scope);
+        match self.server.handle(incoming).await {
+            Reply::Accepted => {}
+            Reply::Message(message) if silent => {
+                if message.status != Status::Ok {
+                    let shown = rpc::logged::logged_bytes(&message.body);
+                    let method = method.as_deref().map(rpc::logged::logged);
+                    tracing::warn!(status = ?message.status, method = ?method, reply = %shown, "stdio: a notification or response was refused");
+                }
+            }
+            Reply::Message(message) => {
+                if message.session.is_some() {
+                    self.remember(message.session.clone(), &message.body);
+                }
+                if send(&self.lines, message.body).await {
+                    self.server.sent(message.executions);
+                }
+            }
+            Reply::Stream(mut stream) => {
+                while let Some(frame) = stream.next().await {
+                    if let Frame::Message(json) = frame
+                        && !send(&self.lines, json.to_vec()).await
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// After `initialize`: the session and the negotiated revision go with
+    /// every later handshake-era message.
+    fn remember(&self, session: Option<String>, response: &[u8]) {
+        #[derive(Deserialize)]
+        struct Initialized {
+            result: InitializeResult,
+        }
+        #[derive(Deserialize)]
+        struct InitializeResult {
+            #[serde(rename = "protocolVersion")]
+            protocol_version: String,
+        }
+        let protocol = serde_json::from_slice::<Initialized>(response).ok().map(|i| i.result.protocol_version);
+        let mut conversation = self.lock_conversation();
+        conversation.session = session;
+        conversation.protocol = protocol;
+    }
+
+    /// Ends the handshake-era session the conversation opened, if any.
+    async fn end_session(&self) {
+        let Some(session) = self.lock_conversation().session.take() else { return };
+        let mut incoming = Incoming::new(Body::Batch(Vec::new()), self.version, Caller::default());
+        incoming.session = Some(&session);
+        let reply = self.server.end_session(incoming).await;
+        tracing::debug!(?reply, "stdio: session ended");
+    }
+}
+
+/// Waits for every task.
+async fn drain(tasks: &mut JoinSet<()>) {
+    while let Some(done) = tasks.join_next().await {
+        report(done);
+    }
+}
+
+fn report(done: Result<(), tokio::task::JoinError>) {
+    if let Err(e) = done
+        && e.is_panic()
+    {
+        tracing::error!("stdio: a message's task panicked: {e}");
+    }
+}
+
+fn flatten(written: Result<io::Result<()>, tokio::task::JoinError>) -> io::Result<()> {
+    written.map_err(io::Error::other).and_then(|r| r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancellations_are_told_apart() {
+        assert!(is_cancellation(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#));
+        assert!(!is_cancellation(br#"{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled"}"#));
+        assert!(!is_cancellation(br#"{"jsonrpc":"2.0","method":"tools/call"}"#));
+        assert!(!is_cancellation(b"not json"));
+    }
+}
