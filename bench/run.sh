@@ -17,7 +17,8 @@
 #   SKIP_BUILD=1  use the binaries already built
 #   CANDIDATE=/path/to/catalog   also measure another build of the catalog
 #                 (e.g. a branch with a performance change) as row "candidate",
-#                 interleaved with the others: an A/B test in one run
+#                 interleaved with the others, in both eras (rows "candidate"
+#                 and "candidate-stateless"): an A/B test in one run
 # Output: $RESULTS/results.jsonl (one line per measured run), meta.json,
 # summary.md (medians and ratios, from summarize.py), rejected.jsonl (runs
 # disturbed by other processes, redone), server logs, the binaries measured.
@@ -121,6 +122,9 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "== round $round/$ROUNDS: candidate ($CANDIDATE)" >&2
     RUST_LOG=warn BODY=$CALL MCP_INIT=1 EXPECT='"isError":false' \
       "$bench/run_one.sh" candidate "http://127.0.0.1:$CAND_PORT/mcp/v1" -- "$CANDIDATE" --env prod --listen "127.0.0.1:$CAND_PORT"
+    echo "== round $round/$ROUNDS: candidate, 2026-07-28 stateless ($CANDIDATE)" >&2
+    RUST_LOG=warn BODY=$STATELESS_CALL HEADERS=$STATELESS_HEADERS MCP_INIT=0 EXPECT='"resultType":"complete"' \
+      "$bench/run_one.sh" candidate-stateless "http://127.0.0.1:$CAND_PORT/mcp/v1" -- "$CANDIDATE" --env prod --listen "127.0.0.1:$CAND_PORT"
   fi
   if [ "$peer" = 1 ]; then
     echo "== round $round/$ROUNDS: rmcp (peer, stateless JSON)" >&2

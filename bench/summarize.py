@@ -19,10 +19,11 @@ LABELS = {
     "baseline-stateless": "bare hyper, fed the 2026-07-28 request (same bytes in and out as `stateless`)",
     "ours": "ours: catalog `/mcp/v1`, session, `Catalog.get`",
     "stateless": "ours: catalog `/mcp/v1`, 2026-07-28 stateless, `Catalog.get`",
-    "candidate": "candidate build of the catalog (`CANDIDATE=`)",
+    "candidate": "candidate build of the catalog (`CANDIDATE=`), session",
+    "candidate-stateless": "candidate build of the catalog (`CANDIDATE=`), 2026-07-28 stateless",
     "rmcp": "rmcp 3.11 stateless JSON (`add`)",
 }
-ORDER = ["baseline", "baseline-stateless", "ours", "stateless", "candidate", "rmcp"]
+ORDER = ["baseline", "baseline-stateless", "ours", "stateless", "candidate", "candidate-stateless", "rmcp"]
 
 
 def load(path):
@@ -110,6 +111,8 @@ def main():
         ("stateless", "rmcp"),
         ("candidate", "baseline"),
         ("candidate", "ours"),
+        ("candidate-stateless", "baseline-stateless"),
+        ("candidate-stateless", "stateless"),
     ]
     for mine, other in pairs:
         if not any(k[0] == other for k in s) or not any(k[0] == mine for k in s):

@@ -6,7 +6,7 @@
 #
 #   RUSTC_WRAPPER=scripts/fuzz_rustc.sh cargo build ...
 #
-# FUZZ_INSTRUMENT: the crate names to instrument (default: the runtime, the
+# FUZZ_INSTRUMENT: the crate names to instrument (default: the core, HTTP and
 # MCP layer, the catalog example, the harnesses and the targets). Cargo
 # does not see these flags: after changing it, `cargo clean --profile fuzz`.
 set -euo pipefail
@@ -21,7 +21,7 @@ for arg in "$@"; do
   fi
   prev=$arg
 done
-case " ${FUZZ_INSTRUMENT:-rpc mcp catalog rpc_fuzz jsonrpc_message mcp_request rpc_request} " in
+case " ${FUZZ_INSTRUMENT:-rpc_core rpc_http rpc mcp catalog rpc_fuzz jsonrpc_message mcp_request rpc_request} " in
 *" $name "*)
   exec "$rustc" "$@" -Cpasses=sancov-module \
     -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \

@@ -125,6 +125,7 @@ impl McpEndpointBuilder {
         self
     }
 
+    #[cfg(feature = "settings")]
     /// Applies the [`settings`](crate::settings) of this endpoint's group
     /// (its own over the bundle-wide ones), after checking that every
     /// `groups.<name>` of `settings` names a group of the registry. The way
@@ -136,6 +137,7 @@ impl McpEndpointBuilder {
         self.settings(&group)
     }
 
+    #[cfg(feature = "settings")]
     /// Applies a group's [`settings`](crate::settings) (see
     /// [`Settings::group`](crate::settings::Settings::group)): the server
     /// identity field by field, instructions, session TTL, body limit,
@@ -310,22 +312,36 @@ impl McpEndpointBuilder {
 }
 
 impl McpEndpoint {
-    /// An endpoint publishing the methods of group `G`.
+    /// An endpoint publishing the methods of group `G`. The server calls
+    /// itself after the crate that declared `G` (its `CARGO_PKG_NAME` and
+    /// `CARGO_PKG_VERSION`) until [`server_info`](McpEndpointBuilder::server_info)
+    /// or the settings say otherwise.
     pub fn builder<G: ApiGroup>(executor: Executor) -> McpEndpointBuilder {
-        Self::builder_for(executor, G::NAME)
+        let package = G::PACKAGE;
+        let mut builder = Self::builder_for(executor, G::NAME);
+        if package.is_known() {
+            builder.config.server_info = ServerInfo::new(package.name, package.version);
+        }
+        builder
     }
 
     /// An endpoint publishing the methods of the group named `group`.
     ///
     /// Groups not declared with `mcp = true` are served too, but their
     /// method names were not checked at compile time; an invalid name makes
-    /// every request to the endpoint fail with HTTP 500.
+    /// every request to the endpoint fail with HTTP 500. The server calls
+    /// itself after the crate that declared the group (as the registry
+    /// knows it), else after the group.
     pub fn builder_for(executor: Executor, group: impl Into<String>) -> McpEndpointBuilder {
-        let name = env!("CARGO_PKG_NAME");
+        let group = group.into();
+        let identity = match executor.registry().group_package(&group) {
+            Some(package) => ServerInfo::new(package.name, package.version),
+            None => ServerInfo::new(group.clone(), "0.0.0"),
+        };
         McpEndpointBuilder {
             executor,
-            group: group.into(),
-            config: McpConfig::new(ServerInfo::new(name, env!("CARGO_PKG_VERSION"))),
+            group,
+            config: McpConfig::new(identity),
             sessions: None,
             security: Security::default(),
             list_changes: None,

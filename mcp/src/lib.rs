@@ -33,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod call;
 pub mod changes;
 pub mod config;
@@ -45,10 +46,12 @@ pub mod protocol;
 pub mod server;
 pub mod server_info;
 pub mod session;
+#[cfg(feature = "settings")]
 pub mod settings;
 pub mod stdio;
 pub mod tools;
 
+pub use app::{App, AppError};
 pub use changes::{ListChange, ListChanges};
 pub use config::{CacheScope, Eras, Icon, InvalidArguments, McpConfig, ServerInfo};
 pub use content::{Content, ResourceContents};

@@ -18,6 +18,8 @@
 //! use rpc::ApiGroup;
 //! assert_eq!(Mcp::NAME, "mcp");
 //! assert!(Mcp::MCP && !Admin::MCP);
+//! // The crate that declared the group: what servers call themselves by default.
+//! assert_eq!(Mcp::PACKAGE, rpc::Package::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")));
 //! ```
 
 /// An API group: a named set of methods that an endpoint serves.
@@ -27,6 +29,34 @@ pub trait ApiGroup: 'static {
     /// Whether the group is published over MCP. Method names of such groups
     /// must be valid MCP tool names; the check happens at compile time.
     const MCP: bool = false;
+    /// The crate that declared the group ([`api_group!`] records it): the
+    /// name and version a server publishing the group gives by default.
+    const PACKAGE: Package = Package::UNKNOWN;
+}
+
+/// A crate's name and version, as Cargo gives them (`CARGO_PKG_NAME`,
+/// `CARGO_PKG_VERSION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Package {
+    /// The crate's name.
+    pub name: &'static str,
+    /// Its version.
+    pub version: &'static str,
+}
+
+impl Package {
+    /// Nothing recorded (a group implemented by hand).
+    pub const UNKNOWN: Package = Package { name: "", version: "" };
+
+    /// `name` at `version`.
+    pub const fn new(name: &'static str, version: &'static str) -> Package {
+        Package { name, version }
+    }
+
+    /// Whether a name is recorded.
+    pub const fn is_known(&self) -> bool {
+        !self.name.is_empty()
+    }
 }
 
 /// A group as stored in method metadata.
@@ -36,12 +66,14 @@ pub struct GroupRef {
     pub name: &'static str,
     /// Whether the group is published over MCP.
     pub mcp: bool,
+    /// The crate that declared the group.
+    pub package: Package,
 }
 
 impl GroupRef {
     /// The metadata of group type `G`.
     pub const fn of<G: ApiGroup>() -> GroupRef {
-        GroupRef { name: G::NAME, mcp: G::MCP }
+        GroupRef { name: G::NAME, mcp: G::MCP, package: G::PACKAGE }
     }
 }
 
@@ -49,7 +81,8 @@ impl GroupRef {
 ///
 /// `api_group!(pub struct Mcp => "mcp", mcp = true;)` declares a unit struct
 /// `Mcp` implementing [`ApiGroup`] with name `"mcp"`, published over MCP.
-/// Without `mcp = true` the group is not published over MCP.
+/// Without `mcp = true` the group is not published over MCP. The group
+/// records the crate it is declared in ([`ApiGroup::PACKAGE`]).
 #[macro_export]
 macro_rules! api_group {
     ($(#[$m:meta])* $vis:vis struct $name:ident => $group:literal $(, mcp = $mcp:literal)? $(;)?) => {
@@ -59,6 +92,8 @@ macro_rules! api_group {
         impl $crate::ApiGroup for $name {
             const NAME: &'static str = $group;
             $(const MCP: bool = $mcp;)?
+            const PACKAGE: $crate::Package =
+                $crate::Package::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"));
         }
     };
 }

@@ -161,6 +161,17 @@ impl Registry {
         self.versions.iter().filter(move |(_, t)| t.group(group).next().is_some()).map(|(v, _)| *v)
     }
 
+    /// The crate that declared group `group` (see [`ApiGroup::PACKAGE`](crate::ApiGroup::PACKAGE)),
+    /// if some method belongs to it and the crate is known.
+    pub fn group_package(&self, group: &str) -> Option<crate::Package> {
+        self.versions
+            .values()
+            .flat_map(|t| t.iter())
+            .flat_map(|m| m.descriptor.groups.iter())
+            .find(|g| g.name == group && g.package.is_known())
+            .map(|g| g.package)
+    }
+
     /// The names of every group some method belongs to, sorted.
     pub fn groups(&self) -> BTreeSet<&'static str> {
         self.versions.values().flat_map(|t| t.iter()).flat_map(|m| m.descriptor.groups.iter().map(|g| g.name)).collect()

@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "docs")]
 pub mod docs;
 pub mod i18n;
 pub mod jsonrpc;

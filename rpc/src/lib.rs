@@ -40,7 +40,9 @@
 
 pub use rpc_core::*;
 pub use rpc_http::{Callbacks, Cors, HostPolicy, JsonRpcBuilder, JsonRpcService, Security, TokenPolicy};
-pub use rpc_http::{docs, security, server};
+#[cfg(feature = "docs")]
+pub use rpc_http::docs;
+pub use rpc_http::{security, server};
 
 /// JSON-RPC 2.0: framing (envelopes, limits, responses, `$rpc` options) and
 /// the HTTP endpoint.

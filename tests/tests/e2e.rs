@@ -8,6 +8,7 @@
 
 mod jsonrpc_common;
 
+mod app;
 mod axum_mount;
 mod docs_page;
 mod hostile_props;

@@ -4,8 +4,9 @@
 //! (request counter) and a tracing layer; the catalog's JSON-RPC service is
 //! nested at `/api/rpc` and its MCP endpoint at `/api/mcp`, with axum's
 //! `nest_service`. Both are plain `tower::Service`s, so nothing else is
-//! needed; with `rpc-core`'s `axum` feature, URLs the endpoints publish
-//! (OpenRPC `servers[0].url`) keep the `/api/...` prefix.
+//! needed; URLs the endpoints publish (OpenRPC `servers[0].url`, MCP
+//! documents) keep the `/api/...` prefix (the default `axum` feature reads
+//! axum's `OriginalUri`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

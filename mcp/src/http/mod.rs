@@ -9,6 +9,7 @@
 //! 2026-07-28 mirrored headers ([`headers::Mirrored`]), `DELETE` of a
 //! session, and mapping the server's [`Reply`] to a status, JSON or SSE.
 
+#[cfg(feature = "docs")]
 mod docs_page;
 pub(crate) mod documents;
 pub mod headers;
@@ -88,6 +89,12 @@ impl McpEndpoint {
         self.server.group()
     }
 
+    /// Tokens, allowed hosts and CORS of the endpoint (with what the
+    /// settings added).
+    pub fn security(&self) -> &Security {
+        &self.security
+    }
+
     /// The translations the endpoint's texts come from (and its languages).
     pub fn translations(&self) -> &rpc::Translations {
         self.server.translations()
@@ -143,8 +150,11 @@ impl McpEndpoint {
         let allow = if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" };
         // A browser asking for the endpoint gets its page, a document. HEAD
         // is GET without the body (hyper leaves it out), with the same rules.
+        #[cfg(feature = "docs")]
         let page =
             matches!(*request.method(), HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(request.headers());
+        #[cfg(not(feature = "docs"))]
+        let page = false;
         let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
         self.security
             .guard(request, target, |request, identity| async move {
@@ -153,6 +163,7 @@ impl McpEndpoint {
                 let client = request.extensions().get::<PeerAddr>().map(|peer| format!("ip:{}", peer.0.ip()));
                 let caller = Caller { identity, language, client };
                 let mut response = match *request.method() {
+                    #[cfg(feature = "docs")]
                     HttpMethod::GET | HttpMethod::HEAD if page => {
                         docs_page::response(self, version, &request, language)
                     }

@@ -34,9 +34,13 @@
 //! Endpoints build their documents (MCP tool lists, OpenRPC) once per
 //! (group, version, language) and serve the prebuilt bytes.
 
+#[cfg(feature = "translations")]
+mod files;
 mod negotiate;
+pub mod tag;
 mod translations;
 
+pub use tag::LanguageTag;
 pub use translations::{Field, SERVER_KEY, TranslationError, Translations};
 
 /// A language an endpoint serves: an index into its [`Translations`]'

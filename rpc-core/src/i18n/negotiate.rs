@@ -1,30 +1,24 @@
 //! The language an `Accept-Language` value asks for (transports read the
 //! header; see `rpc_http::i18n` for HTTP).
 //!
-//! `accept-language` reads the header's ranges in order of their q-values
-//! (a q of 0 refuses a range); `fluent-langneg` matches each range against
-//! the languages that have files, as language ranges match (`en-US` takes
-//! `en`, `uk` takes `uk-UA`). `*` stands for any language: the default.
-//! Without a header, or when nothing matches, the default language.
+//! The ranges are read in order of their q-values (a q of 0 refuses a
+//! range) and matched against the languages that have files, as language
+//! ranges match ([`tag`](super::tag): `en-US` takes `en`, `de` takes
+//! `de-AT`). `*` stands for any language: the default. Without a header, or
+//! when nothing matches, the default language.
 
-use fluent_langneg::{LanguageIdentifier, NegotiationStrategy, negotiate_languages};
-
+use super::tag::{accepted_ranges, lookup};
 use super::{Language, Translations};
 
 impl Translations {
     /// The language an `Accept-Language` value asks for.
     pub fn negotiate_value(&self, accept_language: &str) -> Language {
         let available = self.languages();
-        for (range, quality) in accept_language::parse_with_quality(accept_language) {
-            if quality.is_nan() || quality <= 0.0 {
-                continue;
-            }
+        for range in accepted_ranges(accept_language) {
             if range == "*" {
                 return Language::DEFAULT;
             }
-            let Ok(requested) = range.parse::<LanguageIdentifier>() else { continue };
-            let matched = negotiate_languages(&[requested], available, None, NegotiationStrategy::Lookup);
-            if let Some(found) = matched.first().and_then(|m| available.iter().position(|a| a == *m)) {
+            if let Some(found) = lookup(range, available) {
                 return Language(found);
             }
         }

@@ -4,9 +4,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use fluent_langneg::LanguageIdentifier;
 use serde::Deserialize;
-use serde_saphyr::Spanned;
+
+use super::tag::LanguageTag;
 
 use super::Language;
 use crate::registry::Registry;
@@ -18,7 +18,7 @@ pub const SERVER_KEY: &str = "$server";
 /// The stem of the base translation files (`rpc.<lang>.yaml`) and the name
 /// of the directory of group files (`rpc/<group>.<lang>.yaml`): a group of
 /// that name could not be told from the base, so it is refused.
-const BASE: &str = "rpc";
+pub(super) const BASE: &str = "rpc";
 
 /// The language used when nothing else is configured.
 const DEFAULT_LANGUAGE: &str = "en";
@@ -38,13 +38,13 @@ pub enum Field {
 /// One entry of a file, as written.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Entry {
+pub(super) struct Entry {
     #[serde(default)]
-    title: Option<String>,
+    pub(super) title: Option<String>,
     #[serde(default)]
-    description: Option<String>,
+    pub(super) description: Option<String>,
     #[serde(default)]
-    instructions: Option<String>,
+    pub(super) instructions: Option<String>,
 }
 
 impl Entry {
@@ -59,9 +59,9 @@ impl Entry {
 
 /// One loaded file: its entries with the line each starts on.
 #[derive(Debug, Clone)]
-struct File {
-    path: PathBuf,
-    entries: BTreeMap<String, (Entry, u64)>,
+pub(super) struct File {
+    pub(super) path: PathBuf,
+    pub(super) entries: BTreeMap<String, (Entry, u64)>,
 }
 
 /// A translation file that cannot be used: which, where, why.
@@ -76,7 +76,7 @@ pub struct TranslationError {
 }
 
 impl TranslationError {
-    fn new(file: &Path, line: Option<u64>, reason: impl Into<String>) -> Self {
+    pub(super) fn new(file: &Path, line: Option<u64>, reason: impl Into<String>) -> Self {
         TranslationError { file: file.to_owned(), line, reason: reason.into() }
     }
 }
@@ -97,14 +97,13 @@ impl std::error::Error for TranslationError {}
 /// `.translations(..)`.
 #[derive(Debug, Clone)]
 pub struct Translations {
-    /// The default language first, then the others in the order found.
-    languages: Vec<LanguageIdentifier>,
-    /// The tags, kept for the life of the process (a few bytes per
-    /// language, once): transports put them in headers without copying.
-    tags: Vec<&'static str>,
-    base: HashMap<usize, File>,
-    groups: HashMap<String, HashMap<usize, File>>,
-    configured: bool,
+    /// The default language first, then the others in the order found
+    /// (tags live for the life of the process: transports put them in
+    /// headers without copying).
+    pub(super) languages: Vec<LanguageTag>,
+    pub(super) base: HashMap<usize, File>,
+    pub(super) groups: HashMap<String, HashMap<usize, File>>,
+    pub(super) configured: bool,
 }
 
 impl Default for Translations {
@@ -117,64 +116,22 @@ impl Translations {
     /// No translations: every text comes from the code; no
     /// `Content-Language` is claimed.
     pub fn none() -> Self {
-        let default: LanguageIdentifier = DEFAULT_LANGUAGE.parse().unwrap_or_default();
         let mut translations = Translations {
             languages: Vec::new(),
-            tags: Vec::new(),
             base: HashMap::new(),
             groups: HashMap::new(),
             configured: false,
         };
-        translations.push_language(default);
+        if let Some(default) = LanguageTag::parse(DEFAULT_LANGUAGE) {
+            translations.languages.push(default);
+        }
         translations
-    }
-
-    /// Loads `rpc.<lang>.yaml` and `rpc/<group>.<lang>.yaml` from `dir`;
-    /// the default language is English until
-    /// [`with_default_language`](Self::with_default_language) says otherwise.
-    /// Fails on the first file that cannot be used, naming it (and the line).
-    pub fn load(dir: impl AsRef<Path>) -> Result<Self, TranslationError> {
-        let dir = dir.as_ref();
-        let mut translations = Translations::none();
-        translations.configured = true;
-        for path in yaml_files(dir)? {
-            let name = file_name(&path);
-            match name.strip_prefix("rpc.") {
-                Some(rest) => {
-                    let lang = language_of(&path, rest)?;
-                    let file = read(&path)?;
-                    let index = translations.language_index(lang);
-                    translations.base.insert(index, file);
-                }
-                None => tracing::warn!(file = %path.display(), "ignored: translation files are named rpc.<lang>.yaml"),
-            }
-        }
-        let group_dir = dir.join(BASE);
-        let group_files = if group_dir.is_dir() { yaml_files(&group_dir)? } else { Vec::new() };
-        for path in group_files {
-            let name = file_name(&path);
-            let Some((group, rest)) = name.split_once('.') else { continue };
-            if group == BASE {
-                return Err(TranslationError::new(
-                    &path,
-                    None,
-                    format!(
-                        "`{BASE}` is reserved for the base translation (`{BASE}.<lang>.yaml`): no group can be named `{BASE}`"
-                    ),
-                ));
-            }
-            let lang = language_of(&path, rest)?;
-            let file = read(&path)?;
-            let index = translations.language_index(lang);
-            translations.groups.entry(group.to_owned()).or_default().insert(index, file);
-        }
-        Ok(translations)
     }
 
     /// The default language, the last step before the code's own texts
     /// (BCP 47, e.g. `en`, `uk`, `pt-BR`).
     pub fn with_default_language(mut self, tag: &str) -> Result<Self, TranslationError> {
-        let lang: LanguageIdentifier = tag.parse().map_err(|_| {
+        let lang = LanguageTag::parse(tag).ok_or_else(|| {
             TranslationError::new(Path::new("default language"), None, format!("`{tag}` is not a BCP 47 language tag"))
         })?;
         let index = self.language_index(lang);
@@ -190,12 +147,7 @@ impl Translations {
             };
             self.base = renumber(std::mem::take(&mut self.base));
             self.groups = std::mem::take(&mut self.groups).into_iter().map(|(g, f)| (g, renumber(f))).collect();
-            let languages: Vec<LanguageIdentifier> = order.iter().map(|i| self.languages[*i].clone()).collect();
-            self.languages.clear();
-            self.tags.clear();
-            for lang in languages {
-                self.push_language(lang);
-            }
+            self.languages = order.iter().map(|i| self.languages[*i]).collect();
         }
         Ok(self)
     }
@@ -207,7 +159,7 @@ impl Translations {
     }
 
     /// The languages served, the default first.
-    pub fn languages(&self) -> &[LanguageIdentifier] {
+    pub fn languages(&self) -> &[LanguageTag] {
         &self.languages
     }
 
@@ -219,7 +171,7 @@ impl Translations {
     /// The BCP 47 tag of `lang`, for the life of the process (a
     /// `Content-Language` value without a copy).
     pub fn static_tag(&self, lang: Language) -> &'static str {
-        self.tags.get(lang.0).copied().unwrap_or(DEFAULT_LANGUAGE)
+        self.languages.get(lang.0).map_or(DEFAULT_LANGUAGE, |t| t.as_str())
     }
 
     /// Every language served, the default first.
@@ -293,16 +245,11 @@ impl Translations {
         Ok(warnings)
     }
 
-    fn push_language(&mut self, lang: LanguageIdentifier) {
-        self.tags.push(interned(&lang.to_string()));
-        self.languages.push(lang);
-    }
-
-    fn language_index(&mut self, lang: LanguageIdentifier) -> usize {
+    pub(super) fn language_index(&mut self, lang: LanguageTag) -> usize {
         match self.languages.iter().position(|l| *l == lang) {
             Some(index) => index,
             None => {
-                self.push_language(lang);
+                self.languages.push(lang);
                 self.languages.len() - 1
             }
         }
@@ -312,108 +259,4 @@ impl Translations {
 /// `field` of `key` in the file of `lang` among `files`.
 fn lookup<'a>(files: Option<&'a HashMap<usize, File>>, lang: Language, key: &str, field: Field) -> Option<&'a str> {
     files?.get(&lang.0)?.entries.get(key).and_then(|(entry, _)| entry.get(field))
-}
-
-/// The `*.yaml` files of `dir`, sorted by name.
-fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, TranslationError> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| TranslationError::new(dir, None, format!("cannot read the translations directory: {e}")))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
-/// The language of a file from the rest of its name (`uk.yaml`, `pt-BR.yaml`).
-fn language_of(path: &Path, rest: &str) -> Result<LanguageIdentifier, TranslationError> {
-    let tag = rest.strip_suffix(".yaml").unwrap_or(rest);
-    tag.parse().map_err(|_| {
-        TranslationError::new(
-            path,
-            None,
-            format!("`{tag}` is not a BCP 47 language tag (the file name is <name>.<language>.yaml, e.g. rpc.uk.yaml)"),
-        )
-    })
-}
-
-/// Reads and parses one file: a mapping of keys to entries.
-fn read(path: &Path) -> Result<File, TranslationError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| TranslationError::new(path, None, format!("cannot read the file: {e}")))?;
-    parse(path, &text)
-}
-
-fn parse(path: &Path, text: &str) -> Result<File, TranslationError> {
-    let parsed: Option<HashMap<Spanned<String>, Spanned<Entry>>> = serde_saphyr::from_str(text).map_err(|e| {
-        let line = e.location().map(|l| l.line());
-        // The message without the location the error would repeat.
-        let reason = e.to_string();
-        let reason = reason.lines().next().unwrap_or("invalid YAML").to_owned();
-        TranslationError::new(path, line, reason)
-    })?;
-    let mut entries = BTreeMap::new();
-    for (key, spanned) in parsed.unwrap_or_default() {
-        let key_line = key.defined.line();
-        let key = key.value;
-        if key != SERVER_KEY && spanned.value.instructions.is_some() {
-            return Err(TranslationError::new(
-                path,
-                Some(spanned.defined.line()),
-                format!("`instructions` belongs under `{SERVER_KEY}`, not under the method `{key}`"),
-            ));
-        }
-        entries.insert(key, (spanned.value, key_line));
-    }
-    Ok(File { path: path.to_owned(), entries })
-}
-
-/// `tag` for the life of the process, each distinct tag stored once (so
-/// loading translations again leaks nothing). BCP 47 tags are ASCII
-/// letters, digits and `-`: valid header values.
-fn interned(tag: &str) -> &'static str {
-    static TAGS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
-    let mut tags = TAGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(known) = tags.iter().find(|t| **t == tag) {
-        return known;
-    }
-    let leaked: &'static str = Box::leak(tag.to_owned().into_boxed_str());
-    tags.push(leaked);
-    leaked
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_text(text: &str) -> Result<File, TranslationError> {
-        parse(Path::new("rpc.en.yaml"), text)
-    }
-
-    #[test]
-    fn entries_and_errors_with_lines() {
-        let file = parse_text("A.b:\n  title: T\n  description: D\n$server:\n  instructions: I\n").unwrap();
-        assert_eq!(file.entries["A.b"].0.title.as_deref(), Some("T"));
-        assert_eq!(file.entries["$server"].0.instructions.as_deref(), Some("I"));
-        assert!(parse_text("").unwrap().entries.is_empty());
-        assert!(parse_text("# only a comment\n").unwrap().entries.is_empty());
-        let unknown = parse_text("A.b:\n  title: T\n  summary: S\n").unwrap_err();
-        assert_eq!(unknown.line, Some(3), "{unknown}");
-        assert!(unknown.reason.contains("summary"), "{unknown}");
-        let broken = parse_text("A.b:\n  title: [unclosed\n").unwrap_err();
-        assert!(broken.line.is_some(), "{broken}");
-        let misplaced = parse_text("A.b:\n  instructions: no\n").unwrap_err();
-        assert_eq!(misplaced.line, Some(2), "{misplaced}");
-        assert!(parse_text("A.b:\n  title: 42\n").is_ok(), "YAML scalars read as text");
-        assert!(parse_text("A.b:\n  title: [1, 2]\n").is_err());
-        let twice = parse_text("A.b:\n  title: one\nA.b:\n  title: two\n").unwrap_err();
-        assert_eq!(twice.line, Some(3), "a key given twice: {twice}");
-        assert!(parse_text("- a\n- b\n").is_err(), "not a mapping");
-    }
 }

@@ -29,6 +29,27 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default number of asynchronous calls waiting or running at once.
 pub const DEFAULT_MAX_PENDING: usize = 256;
 
+/// A callback URL the policy allowed.
+#[derive(Debug, Clone)]
+pub struct CallbackUrl(Url);
+
+impl CallbackUrl {
+    /// The URL.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The URL without its query (which may carry a secret), with its
+    /// port: what logs show.
+    pub fn target(&self) -> String {
+        let url = &self.0;
+        match url.port() {
+            Some(port) => format!("{}://{}:{port}{}", url.scheme(), url.host_str().unwrap_or(""), url.path()),
+            None => format!("{}://{}{}", url.scheme(), url.host_str().unwrap_or(""), url.path()),
+        }
+    }
+}
+
 /// One allowed prefix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Allowed {
@@ -83,7 +104,7 @@ fn parse_allowed(prefix: &str) -> Result<Allowed, String> {
         return Err(format!("callback prefix `{prefix}`: only http and https URLs"));
     }
     if url.scheme() == "https" && !cfg!(feature = "callback-tls") {
-        return Err(format!("callback prefix `{prefix}`: https callbacks need the `callback-tls` feature of rpc-core"));
+        return Err(format!("callback prefix `{prefix}`: https callbacks need the `callback-tls` feature of rpc-http"));
     }
     if !url.username().is_empty() || url.password().is_some() || url.query().is_some() || url.fragment().is_some() {
         return Err(format!("callback prefix `{prefix}`: no credentials, query or fragment"));
@@ -151,7 +172,7 @@ impl Callbacks {
     }
 
     /// The URL, if the policy allows it; else `-32602` saying why.
-    pub fn check(&self, callback: &str) -> Result<Url, RpcError> {
+    pub fn check(&self, callback: &str) -> Result<CallbackUrl, RpcError> {
         if !self.enabled() {
             return Err(RpcError::invalid_params("Invalid `$rpc`: callbacks are not enabled on this server"));
         }
@@ -163,7 +184,7 @@ impl Callbacks {
         if !self.allowed.iter().any(|a| a.covers(&url)) {
             return Err(RpcError::invalid_params("Invalid `$rpc`: this callback URL is not allowed by the server"));
         }
-        Ok(url)
+        Ok(CallbackUrl(url))
     }
 
     /// A slot for one more asynchronous call, if fewer than the limit are pending.
@@ -177,10 +198,15 @@ impl Callbacks {
 
     /// POSTs `body` (a JSON-RPC response) to `url` with the forwarded
     /// `headers`; the status, or why it failed.
-    pub(crate) async fn post(&self, url: Url, body: Vec<u8>, headers: HeaderMap) -> Result<http::StatusCode, String> {
+    pub(crate) async fn post(
+        &self,
+        url: CallbackUrl,
+        body: Vec<u8>,
+        headers: HeaderMap,
+    ) -> Result<http::StatusCode, String> {
         let Some(client) = &self.client else { return Err("callbacks are not enabled".into()) };
         let response = client
-            .post(url)
+            .post(url.0)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header(http::header::ACCEPT, "application/json")
             .headers(headers)

@@ -24,7 +24,7 @@ use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
-use crate::server::route::{PublicUrl, mount_path, original_path, original_uri, public_url, version_and_document};
+use crate::server::route::{PublicUrl, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Transport};
 use rpc_core::i18n::Translations;
@@ -81,7 +81,7 @@ struct Deferred {
     special: special::Special,
     identity: Option<Arc<Identity>>,
     id: Option<Box<serde_json::value::RawValue>>,
-    url: url::Url,
+    url: callback::CallbackUrl,
     headers: HeaderMap,
     _slot: Pending,
 }
@@ -138,7 +138,7 @@ impl JsonRpcService {
         };
         let document = match document {
             "" => Document::Endpoint,
-            "postman" => Document::Postman,
+            "postman" if cfg!(feature = "docs") => Document::Postman,
             _ => {
                 let error = RpcError::invalid_request(format!(
                     "no API version or document at this path (available: {}; below each version: postman)",
@@ -158,13 +158,14 @@ impl JsonRpcService {
             .guard(request, target, |request, identity| async move {
                 match (document, request.method()) {
                     (Document::Endpoint, &HttpMethod::POST) => self.post(version, request, identity).await,
-                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => {
-                        if crate::docs::prefers_html(request.headers()) {
-                            self.page(version, &request)
-                        } else {
-                            self.openrpc(version, &request)
-                        }
+                    #[cfg(feature = "docs")]
+                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD)
+                        if crate::docs::prefers_html(request.headers()) =>
+                    {
+                        self.page(version, &request)
                     }
+                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => self.openrpc(version, &request),
+                    #[cfg(feature = "docs")]
                     (Document::Postman, &HttpMethod::GET | &HttpMethod::HEAD) => self.postman(version, &request),
                     _ => {
                         let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
@@ -177,60 +178,11 @@ impl JsonRpcService {
     }
 
     /// The versions this endpoint serves now (the availability checker asked).
-    fn available_versions(&self) -> Vec<u32> {
+    #[cfg(feature = "docs")]
+    pub(super) fn available_versions(&self) -> Vec<u32> {
         let inner = &self.inner;
         let scope = inner.scope.as_deref();
         inner.docs.keys().copied().filter(|v| inner.security.is_available(scope, *v)).collect()
-    }
-
-    /// The HTML page of `version`, in the negotiated language.
-    fn page<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
-        let inner = &self.inner;
-        let translations = &inner.translations;
-        let language = translations.negotiate(request.headers());
-        let Some(doc) = inner.docs.get(&version).and_then(|docs| docs.get(language.index())) else {
-            return status_response(StatusCode::NOT_FOUND);
-        };
-        let context = crate::docs::PageContext {
-            endpoint: public_url(request, inner.public_url.as_ref()),
-            mount: mount_path(original_path(request), request.uri().path()),
-            version,
-            versions: self.available_versions(),
-            protected: inner.security.has_access_policy(),
-            language: translations.tag(language),
-        };
-        let mut response = crate::docs::page::response(&crate::docs::jsonrpc_page(doc, context));
-        translations.mark_response(response.headers_mut(), language);
-        response
-    }
-
-    /// The Postman collection of `version`, in the negotiated language.
-    fn postman<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
-        let inner = &self.inner;
-        let translations = &inner.translations;
-        let language = translations.negotiate(request.headers());
-        let Some(doc) = inner.docs.get(&version).and_then(|docs| docs.get(language.index())) else {
-            return status_response(StatusCode::NOT_FOUND);
-        };
-        let original = original_path(request);
-        let url = public_url(request, inner.public_url.as_ref());
-        let base_url = url.strip_suffix(original).unwrap_or("");
-        let path = format!("{}/v{version}", mount_path(original, request.uri().path()));
-        let target =
-            crate::docs::postman::Target { base_url, path: &path, protected: inner.security.has_access_policy() };
-        let collection = crate::docs::postman::collection(doc, target);
-        let mut response = json_response(StatusCode::OK, serde_json::to_vec_pretty(&collection).unwrap_or_default());
-        let file: String = crate::docs::postman::collection_name(doc)
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
-            .collect();
-        let disposition = format!("attachment; filename=\"{file}.postman_collection.json\"");
-        if let Ok(value) = HeaderValue::from_str(&disposition) {
-            response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
-        }
-        response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-        translations.mark_response(response.headers_mut(), language);
-        response
     }
 
     fn openrpc<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
@@ -360,13 +312,7 @@ impl JsonRpcService {
             Ok(result) => write_result(&mut body, &id, result.get().as_bytes()),
             Err(error) => write_error(&mut body, Some(&id), error, env),
         }
-        // The URL without its query (which may carry a secret), with its port.
-        let target = match job.url.port() {
-            Some(port) => {
-                format!("{}://{}:{port}{}", job.url.scheme(), job.url.host_str().unwrap_or(""), job.url.path())
-            }
-            None => format!("{}://{}{}", job.url.scheme(), job.url.host_str().unwrap_or(""), job.url.path()),
-        };
+        let target = job.url.target();
         let (method, target) = (logged(&job.method), logged(&target));
         match inner.callbacks.post(job.url, body, job.headers).await {
             Ok(status) if status.is_success() => {

@@ -61,9 +61,13 @@ impl HostRefusal {
             HostRefusal::DuplicateHost => "Forbidden: more than one Host header",
             HostRefusal::AmbiguousHost => "Forbidden: the Host header and the request target disagree",
             HostRefusal::MalformedHost => "Forbidden: malformed Host header",
-            HostRefusal::HostNotAllowed => "Forbidden: host not allowed",
+            HostRefusal::HostNotAllowed => {
+                "Forbidden: host not allowed (allow it: --allow-host, allowed_hosts in settings, HostPolicy::allow)"
+            }
             HostRefusal::DuplicateOrigin => "Forbidden: more than one Origin header",
-            HostRefusal::OriginNotAllowed => "Forbidden: origin not allowed",
+            HostRefusal::OriginNotAllowed => {
+                "Forbidden: origin not allowed (allow it: --cors-origin, cors_origins in settings, Cors::origins)"
+            }
         }
     }
 }

@@ -104,6 +104,7 @@ pin_project! {
 pub(crate) struct Elapsed;
 
 impl<F> Deadline<F> {
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) fn new(timeout: Duration, inner: F) -> Self {
         Deadline { inner, timeout, timer: None }
     }

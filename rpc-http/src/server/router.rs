@@ -1,8 +1,10 @@
 //! A minimal prefix router for the bundled server.
 //!
 //! Like axum's `nest_service`, a service mounted at `/rpc` sees `/rpc/v2` as
-//! `/v2`; the original URI stays available as [`OriginalUri`]. Applications
-//! that already use axum can mount the endpoints there instead.
+//! `/v2`; the original URI stays available as [`OriginalUri`] (the
+//! outermost one when the router is itself mounted under a prefix).
+//! Applications that already use axum can mount the endpoints, or a whole
+//! router, there instead.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -14,15 +16,16 @@ use bytes::Bytes;
 use http::{Request, Response, StatusCode, Uri};
 use http_body::Body;
 use http_body_util::BodyExt;
-use http_body_util::combinators::BoxBody;
+use http_body_util::combinators::UnsyncBoxBody;
 use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
 
 use super::body::{BoxError, ResponseBody, json_response};
 use super::route::OriginalUri;
 
-/// The request body type mounted services receive from the router.
-pub type RequestBody = BoxBody<Bytes, BoxError>;
+/// The request body type mounted services receive from the router (not
+/// `Sync`, so that bodies which are not, as axum's, can be routed).
+pub type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 
 type Route = BoxCloneSyncService<Request<RequestBody>, Response<ResponseBody>, Infallible>;
 
@@ -84,7 +87,7 @@ fn no_endpoint() -> Response<ResponseBody> {
 
 impl<B> Service<Request<B>> for Router
 where
-    B: Body<Data = Bytes> + Send + Sync + 'static,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     type Response = Response<ResponseBody>;
@@ -115,8 +118,11 @@ where
         }
         // `TryFrom<String>` takes the buffer over instead of copying it.
         parts.uri = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
-        parts.extensions.insert(OriginalUri(original));
-        let request = Request::from_parts(parts, body.map_err(Into::into).boxed());
+        // The outermost target: under another router (axum's `nest_service`,
+        // or this one), the path the client asked for keeps every prefix.
+        let outermost = super::route::original_uri_of(&original, &parts.extensions).clone();
+        parts.extensions.insert(OriginalUri(outermost));
+        let request = Request::from_parts(parts, body.map_err(Into::into).boxed_unsync());
         Box::pin(route.oneshot(request))
     }
 }

@@ -25,6 +25,15 @@ use serde_json::{Map, Value};
 
 use crate::error::RpcError;
 use crate::schema::{attach_defs, decode_pointer_token};
+use engine::Engine;
+use types::{TYPES, has_type, type_of};
+
+#[cfg(any(test, not(feature = "jsonschema")))]
+mod builtin;
+mod engine;
+#[cfg(any(test, not(feature = "jsonschema")))]
+mod formats;
+mod types;
 
 /// The longest rendering of a value a message shows.
 pub const MAX_VALUE_SHOWN: usize = 64;
@@ -44,7 +53,7 @@ pub const MORE_KEY: &str = "...";
 /// A compiled validator for a method's input schema.
 pub struct ParamValidator {
     /// The whole schema: valid arguments pass with one `is_valid`.
-    whole: jsonschema::Validator,
+    whole: Engine,
     /// One per declared parameter.
     params: Vec<ParamCheck>,
     /// Parameters without a default.
@@ -55,7 +64,7 @@ pub struct ParamValidator {
 
 struct ParamCheck {
     name: String,
-    validator: jsonschema::Validator,
+    validator: Engine,
     /// Whether the schema (with what it refers to) has `anyOf`/`oneOf`.
     composite: bool,
     /// The JSON types its values may have at the top level; `None`: any.
@@ -69,14 +78,8 @@ impl fmt::Debug for ParamValidator {
     }
 }
 
-fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    // `format` is an annotation by default in 2020-12; parameters declared
-    // `email`, `uuid`, ... (`rpc::rules`) rely on it being enforced.
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(schema)
-        .map_err(|e| e.to_string())
+fn compile(schema: &Value) -> Result<Engine, String> {
+    Engine::compile(schema)
 }
 
 impl ParamValidator {
@@ -182,24 +185,20 @@ impl ParamCheck {
 }
 
 /// The first error of `validator` on `value`, bounded.
-fn first_error(validator: &jsonschema::Validator, value: &Value) -> String {
-    match validator.validate(value) {
-        Ok(()) => "invalid value".into(),
-        Err(error) => describe(&error),
-    }
+fn first_error(validator: &Engine, value: &Value) -> String {
+    validator.first_error(value).unwrap_or_else(|| "invalid value".into())
 }
 
-/// `error` as a message: where (within the parameter), then what, showing
-/// the value only if it is short.
-fn describe(error: &jsonschema::ValidationError<'_>) -> String {
-    let instance: &Value = error.instance();
+/// An error as a message: where (within the parameter, a JSON pointer),
+/// then what, showing the value (`instance`) only if it is short;
+/// `masked_with` gives the message with the value shown as told.
+pub(super) fn describe(path: &str, instance: &Value, masked_with: impl FnOnce(&str) -> String) -> String {
     let shown = render(instance, MAX_VALUE_SHOWN).unwrap_or_else(|| summary(instance));
     let mut out = Bounded::new(MAX_MESSAGE_BYTES);
-    let path = error.instance_path().as_str();
     let _ = if path.is_empty() {
-        write!(out, "{}", error.masked_with(shown))
+        write!(out, "{}", masked_with(&shown))
     } else {
-        write!(out, "at {path}: {}", error.masked_with(shown))
+        write!(out, "at {path}: {}", masked_with(&shown))
     };
     out.finish()
 }
@@ -239,29 +238,6 @@ fn more_nodes_than(value: &Value, limit: usize) -> bool {
         }
     }
     false
-}
-
-/// Whether `value` is of JSON Schema type `name`.
-fn has_type(value: &Value, name: &str) -> bool {
-    match (value, name) {
-        (Value::Null, "null") | (Value::Bool(_), "boolean") | (Value::String(_), "string") => true,
-        (Value::Array(_), "array") | (Value::Object(_), "object") | (Value::Number(_), "number") => true,
-        (Value::Number(n), "integer") => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
-        _ => false,
-    }
-}
-
-const TYPES: [&str; 7] = ["null", "boolean", "object", "array", "number", "string", "integer"];
-
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-    }
 }
 
 /// The JSON types an instance of `schema` may have at its top level, from
@@ -400,5 +376,6 @@ impl Report {
 }
 
 #[cfg(test)]
-#[path = "validation_tests.rs"]
+mod differential;
+#[cfg(test)]
 mod tests;
