@@ -129,7 +129,7 @@ fn mcp() -> Vec<Seed> {
         seed("modern_bad_cursor", h.post(None, "/mcp/v1", &modern("tools/list", r#""cursor":"zz""#)), &[400]),
         seed("modern_notification", h.post(None, "/mcp/v1", &modern("notifications/progress", "").replace(r#""id":1,"#, "")), &[202]),
         seed("modern_initialize", h.post(None, "/mcp/v1", &modern("initialize", "")), &[404]),
-        seed("modern_unknown_method", h.post(None, "/mcp/v1", &modern("resources/list", "")), &[404]),
+        seed("modern_unknown_method", h.post(None, "/mcp/v1", &modern("resources/frobnicate", "")), &[404]),
         seed("modern_unsupported_version", h.with("POST", "/mcp/v1", STANDARD, &[], &modern("tools/list", "").replace("2026-07-28", "2099-01-01")), &[400]),
         seed("modern_method_mismatch", h.with("POST", "/mcp/v1", STANDARD, &[(1, "mcp-method", "tools/call")], &modern("tools/list", "")), &[400]),
         seed("modern_method_twice", h.with("POST", "/mcp/v1", STANDARD, &[(0, "mcp-method", "@method")], &modern("tools/list", "")), &[400]),

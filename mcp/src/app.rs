@@ -232,9 +232,8 @@ impl App {
 
     /// The MCP endpoint over `executor`, with `security`.
     fn mcp_endpoint(&mut self, executor: Executor, security: Security) -> Result<McpEndpoint, AppError> {
-        let mut builder = McpEndpoint::builder_for(executor, self.group)
-            .security(security)
-            .translations(self.translations.clone());
+        let mut builder =
+            McpEndpoint::builder_for(executor, self.group).security(security).translations(self.translations.clone());
         if self.package.is_known() {
             builder = builder.server_info(crate::ServerInfo::new(self.package.name, self.package.version));
         }
@@ -257,9 +256,7 @@ impl App {
         let mcp = self.mcp_endpoint(executor.clone(), security.clone())?;
         // The settings' hosts and CORS origins, as the MCP endpoint applied them.
         let security = mcp.security().clone();
-        let mut rpc = JsonRpcService::builder(executor)
-            .security(security)
-            .translations(self.translations.clone());
+        let mut rpc = JsonRpcService::builder(executor).security(security).translations(self.translations.clone());
         if self.package.is_known() {
             rpc = rpc.info(ApiInfo::new(self.package.name, self.package.version));
         }

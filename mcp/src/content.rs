@@ -16,7 +16,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 /// The schema extension key that marks a schema as MCP content.
-pub const CONTENT_MARKER: &str = "x-mcp-content";
+pub const CONTENT_MARKER: &str = crate::markers::CONTENT;
 
 /// One MCP content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,6 +141,113 @@ impl JsonSchema for Content {
             },
             "required": ["type"],
             "x-mcp-content": true
+        })
+    }
+}
+
+impl ResourceContents {
+    /// Text contents of the resource at `uri`.
+    pub fn text(uri: impl Into<String>, mime_type: Option<&str>, text: impl Into<String>) -> Self {
+        ResourceContents::Text { uri: uri.into(), mime_type: mime_type.map(str::to_owned), text: text.into() }
+    }
+
+    /// Binary contents of the resource at `uri`, base64-encoded here.
+    pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, bytes: &[u8]) -> Self {
+        use base64::Engine as _;
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+}
+
+impl JsonSchema for ResourceContents {
+    fn schema_name() -> Cow<'static, str> {
+        "McpResourceContents".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "mcp::ResourceContents".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "The contents of a resource: `uri`, `mimeType`, and `text` or a base64 `blob`.",
+            "type": "object",
+            "properties": {
+                "uri": {"type": "string"},
+                "mimeType": {"type": "string"},
+                "text": {"type": "string"},
+                "blob": {"type": "string", "contentEncoding": "base64"}
+            },
+            "required": ["uri"],
+            "x-mcp-resource-contents": true
+        })
+    }
+}
+
+/// Binary contents a `#[mcp_resource]` method returns: sent as the
+/// resource's base64 `blob`, with its MIME type (else the resource's).
+/// Over JSON-RPC it is `{"blob": "<base64>", "mimeType": ...}`.
+///
+/// ```
+/// let png = mcp::Blob::new(vec![0x89, b'P', b'N', b'G']).mime_type("image/png");
+/// assert_eq!(serde_json::to_value(&png).unwrap(), serde_json::json!({"blob": "iVBORw==", "mimeType": "image/png"}));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Blob {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Their MIME type.
+    pub mime_type: Option<String>,
+}
+
+impl Blob {
+    /// `bytes`, of the resource's MIME type.
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
+        Blob { bytes: bytes.into(), mime_type: None }
+    }
+
+    /// With MIME type `mime_type`.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl Serialize for Blob {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine as _;
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1 + usize::from(self.mime_type.is_some())))?;
+        map.serialize_entry("blob", &base64::engine::general_purpose::STANDARD.encode(&self.bytes))?;
+        if let Some(mime) = &self.mime_type {
+            map.serialize_entry("mimeType", mime)?;
+        }
+        map.end()
+    }
+}
+
+impl JsonSchema for Blob {
+    fn schema_name() -> Cow<'static, str> {
+        "McpBlob".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "mcp::Blob".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "Binary contents, base64-encoded.",
+            "type": "object",
+            "properties": {
+                "blob": {"type": "string", "contentEncoding": "base64"},
+                "mimeType": {"type": "string"}
+            },
+            "required": ["blob"],
+            "x-mcp-blob": true
         })
     }
 }

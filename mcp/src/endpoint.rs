@@ -10,9 +10,10 @@ use serde_json::{Map, Value};
 
 use crate::changes::ListChanges;
 use crate::config::{CacheScope, Eras, InvalidArguments, McpConfig, ServerInfo};
+use crate::features::GroupFeatures;
 use crate::http::McpEndpoint;
 use crate::server::listen_slots::ListenSlots;
-use crate::server::{InFlight, Inner, McpServer, ServerTexts};
+use crate::server::{InFlight, Inner, McpServer, Served, ServerTexts};
 use crate::session::{InMemorySessionStore, SessionStore};
 use crate::tools::{GroupTools, ListTexts, stateless_list_fields};
 
@@ -280,11 +281,10 @@ impl McpEndpointBuilder {
     /// built and serialised here, in every language.
     pub fn build(self) -> McpEndpoint {
         let translations = self.translations;
+        let served = Served::scan(self.executor.registry(), &self.group, self.list_changes.is_some());
         let localized: Vec<ServerTexts> = translations
             .all()
-            .map(|language| {
-                ServerTexts::new(&self.config, &translations, &self.group, language, self.list_changes.is_some())
-            })
+            .map(|language| ServerTexts::new(&self.config, &translations, &self.group, language, served))
             .collect();
         let texts = ListTexts {
             group: &self.group,
@@ -292,6 +292,7 @@ impl McpEndpointBuilder {
             stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
         };
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
+        let features = GroupFeatures::build(self.executor.registry(), &self.group, &self.config, &texts);
         let listen_slots = ListenSlots::new(self.config.max_listen_per_client, self.config.max_listen_streams);
         let server = McpServer {
             inner: Arc::new(Inner {
@@ -299,6 +300,8 @@ impl McpEndpointBuilder {
                 group: self.group,
                 config: self.config,
                 tools,
+                features,
+                served,
                 sessions: self.sessions.unwrap_or_else(|| Arc::new(InMemorySessionStore::default())),
                 list_changes: self.list_changes,
                 localized,

@@ -34,15 +34,22 @@
 #![warn(missing_docs)]
 
 pub mod app;
+mod arguments;
 pub mod call;
 pub mod changes;
+pub mod completion;
 pub mod config;
 pub mod content;
 pub mod documents;
 pub mod endpoint;
+pub mod features;
 pub mod http;
+mod markers;
 mod notify;
+mod pages;
+pub mod prompts;
 pub mod protocol;
+pub mod resources;
 pub mod server;
 pub mod server_info;
 pub mod session;
@@ -50,19 +57,21 @@ pub mod session;
 pub mod settings;
 pub mod stdio;
 pub mod tools;
+pub mod uri_template;
 
 pub use app::{App, AppError};
 pub use changes::{ListChange, ListChanges};
 pub use config::{CacheScope, Eras, Icon, InvalidArguments, McpConfig, ServerInfo};
-pub use content::{Content, ResourceContents};
+pub use content::{Blob, Content, ResourceContents};
 pub use documents::manifest::{ClientManifest, ManifestServer, Manifests};
 pub use documents::server_json::{ListingError, RegistryListing, Repository};
 pub use endpoint::McpEndpointBuilder;
 pub use http::McpEndpoint;
+pub use prompts::{PromptMessage, Role as PromptRole};
 pub use protocol::{Era, ProtocolVersion};
 /// The request context a tool method can take (`ctx: mcp::Context`).
 pub use rpc::{Context, LogLevel};
-pub use rpc_macros::mcp_tool;
+pub use rpc_macros::{mcp_complete, mcp_prompt, mcp_resource, mcp_tool};
 pub use server::McpServer;
 
 /// The runtime crate, for applications that depend on `mcp` alone:

@@ -171,6 +171,8 @@ pub mod code {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
     /// The client cancelled the request (handshake era, `notifications/cancelled`).
     pub const REQUEST_CANCELLED: i32 = -32800;
+    /// No resource at the URI (handshake era; 2026-07-28 uses `-32602`, SEP-2164).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
 }
 
 #[cfg(test)]

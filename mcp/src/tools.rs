@@ -5,15 +5,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
-use rpc::i18n::{Field, Language, Translations};
+use rpc::i18n::{Field, Language};
 use rpc::{Method, Registry, is_valid_tool_name};
 use serde_json::{Map, Value, json};
 
 use crate::config::McpConfig;
-use crate::content::CONTENT_MARKER;
+pub use crate::pages::ListTexts;
+use crate::pages::Pages;
 use crate::protocol::ProtocolVersion;
 
 /// A parameter mirrored into an `Mcp-Param-{header}` HTTP header (SEP-2243).
@@ -50,9 +49,8 @@ impl Tool {
 pub struct ToolSet {
     endpoint: String,
     tools: HashMap<&'static str, Tool>,
-    /// Serialised `ListToolsResult` pages, per language (by [`Language`]
-    /// index), per protocol revision.
-    pages: Vec<[Vec<Bytes>; 5]>,
+    /// Serialised `ListToolsResult` pages.
+    pages: Pages,
 }
 
 impl ToolSet {
@@ -84,12 +82,7 @@ impl ToolSet {
     /// The serialised `tools/list` result in `language` for `cursor`, or
     /// `None` for an invalid cursor.
     pub fn page(&self, language: Language, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        let pages = &self.pages.get(language.index()).or_else(|| self.pages.first())?[version.index()];
-        let index = match cursor {
-            None => 0,
-            Some(cursor) => decode_cursor(cursor).filter(|i| *i > 0 && *i < pages.len())?,
-        };
-        pages.get(index)
+        self.pages.get(language, version, cursor)
     }
 }
 
@@ -108,7 +101,8 @@ impl GroupTools {
         let mut problems = Vec::new();
         for version in registry.group_versions(group) {
             let Some(table) = registry.version(version) else { continue };
-            let methods: Vec<&Arc<Method>> = table.group(group).collect();
+            let methods: Vec<&Arc<Method>> =
+                table.group(group).filter(|m| matches!(m.descriptor().mcp, rpc::McpRole::Tool)).collect();
             for m in &methods {
                 if !is_valid_tool_name(m.name()) {
                     problems.push(format!(
@@ -146,18 +140,6 @@ impl GroupTools {
     }
 }
 
-/// What the tool lists of a group are written with: its translations and,
-/// per language, the fields every 2026-07-28 list result carries.
-#[derive(Debug)]
-pub struct ListTexts<'a> {
-    /// The group.
-    pub group: &'a str,
-    /// The translations.
-    pub translations: &'a Translations,
-    /// Per language, [`stateless_list_fields`] with the server's identity in it.
-    pub stateless_fields: Vec<Map<String, Value>>,
-}
-
 fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, texts: &ListTexts<'_>) -> ToolSet {
     let tools: Vec<Tool> = methods
         .iter()
@@ -167,26 +149,17 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, tex
             mirrored: mirrored_params(m),
         })
         .collect();
-    let pages = texts
-        .translations
-        .all()
-        .map(|language| {
-            ProtocolVersion::ALL.map(|version| {
-                let objects: Vec<Value> = tools
-                    .iter()
-                    .map(|t| {
-                        let name = t.method.name();
-                        let text = |field| texts.translations.text(Some(texts.group), language, name, field);
-                        let description =
-                            text(Field::Description).map(str::to_owned).or_else(|| t.method.full_description());
-                        tool_json(t, version, config, text(Field::Title), description.as_deref())
-                    })
-                    .collect();
-                let extra = version.is_stateless().then(|| texts.stateless_fields.get(language.index())).flatten();
-                paginate(objects, config.page_size.max(1), extra)
+    let pages = Pages::build("tools", texts, config, |language, version| {
+        tools
+            .iter()
+            .map(|t| {
+                let name = t.method.name();
+                let text = |field| texts.translations.text(Some(texts.group), language, name, field);
+                let description = text(Field::Description).map(str::to_owned).or_else(|| t.method.full_description());
+                tool_json(t, version, config, text(Field::Title), description.as_deref())
             })
-        })
-        .collect();
+            .collect()
+    });
     let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
     ToolSet { endpoint, tools, pages }
 }
@@ -223,26 +196,6 @@ fn mirrored_params(method: &Method) -> Vec<MirroredParam> {
                 _ => false,
             };
             Some(MirroredParam { param: p.name, header, integer })
-        })
-        .collect()
-}
-
-fn paginate(objects: Vec<Value>, page_size: usize, extra: Option<&Map<String, Value>>) -> Vec<Bytes> {
-    let chunks: Vec<&[Value]> = if objects.is_empty() { vec![&[][..]] } else { objects.chunks(page_size).collect() };
-    let count = chunks.len();
-    chunks
-        .into_iter()
-        .enumerate()
-        .map(|(i, chunk)| {
-            let mut result = Map::new();
-            result.insert("tools".into(), Value::Array(chunk.to_vec()));
-            if i + 1 < count {
-                result.insert("nextCursor".into(), Value::String(encode_cursor(i + 1)));
-            }
-            if let Some(extra) = extra {
-                result.extend(extra.clone());
-            }
-            Bytes::from(serde_json::to_vec(&Value::Object(result)).unwrap_or_default())
         })
         .collect()
 }
@@ -322,60 +275,5 @@ pub fn tool_json(
 /// Whether a self-contained result schema describes MCP content (one block
 /// or an array of blocks).
 fn is_content_schema(schema: &Value) -> bool {
-    let defs = schema.get("$defs");
-    let resolve = |v: &'_ Value| -> Option<Value> {
-        match v.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
-            Some(name) => defs.and_then(|d| d.get(name)).cloned(),
-            None => Some(v.clone()),
-        }
-    };
-    let marked = |v: &Value| v.get(CONTENT_MARKER) == Some(&Value::Bool(true));
-    let Some(root) = resolve(schema) else { return false };
-    marked(&root) || root.get("items").and_then(resolve).is_some_and(|items| marked(&items))
-}
-
-fn encode_cursor(page: usize) -> String {
-    URL_SAFE_NO_PAD.encode(format!("page:{page}"))
-}
-
-fn decode_cursor(cursor: &str) -> Option<usize> {
-    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
-    std::str::from_utf8(&bytes).ok()?.strip_prefix("page:")?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_round_trip() {
-        assert_eq!(decode_cursor(&encode_cursor(3)), Some(3));
-        assert_eq!(decode_cursor("nope!"), None);
-        assert_eq!(decode_cursor(""), None);
-    }
-
-    #[test]
-    fn detects_content() {
-        let one =
-            json!({"$ref": "#/$defs/McpContent", "$defs": {"McpContent": {"type": "object", "x-mcp-content": true}}});
-        let many = json!({"type": "array", "items": {"$ref": "#/$defs/McpContent"}, "$defs": {"McpContent": {"x-mcp-content": true}}});
-        assert!(is_content_schema(&one));
-        assert!(is_content_schema(&many));
-        assert!(!is_content_schema(&json!({"type": "string"})));
-    }
-
-    #[test]
-    fn paginates() {
-        let pages = paginate((0..5).map(|i| json!(i)).collect(), 2, None);
-        assert_eq!(pages.len(), 3);
-        let last: Value = serde_json::from_slice(&pages[2]).unwrap();
-        assert!(last.get("nextCursor").is_none());
-        let first: Value = serde_json::from_slice(&pages[0]).unwrap();
-        assert_eq!(decode_cursor(first["nextCursor"].as_str().unwrap()), Some(1));
-        assert_eq!(paginate(vec![], 2, None).len(), 1);
-        let mut extra = Map::new();
-        extra.insert("ttlMs".into(), json!(5));
-        let with: Value = serde_json::from_slice(&paginate(vec![json!(1)], 2, Some(&extra))[0]).unwrap();
-        assert_eq!(with, json!({"tools": [1], "ttlMs": 5}));
-    }
+    crate::markers::marked(schema, crate::markers::CONTENT)
 }

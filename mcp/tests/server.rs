@@ -53,6 +53,18 @@ mod fixtures {
             steps
         }
 
+        /// A note, as a resource.
+        #[mcp::mcp_resource(uri = "work://notes/{id}", mime_type = "text/plain")]
+        pub fn note(&self, id: u32) -> String {
+            format!("note {id}")
+        }
+
+        /// A greeting prompt.
+        #[mcp::mcp_prompt]
+        pub fn greet(&self, who: String) -> String {
+            format!("Greet {who}.")
+        }
+
         /// Never ends (until cancelled).
         pub async fn forever(&self) -> u32 {
             let _guard = OnDrop(self.dropped.clone());
@@ -109,13 +121,27 @@ async fn the_handshake_era_without_a_transport() {
 
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let (_, reply, _) = message(send(&server, &list, s, v).await);
-    let names: Vec<&str> = reply["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["work.add", "work.count", "work.forever"]);
+    let names: Vec<&str> =
+        reply["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["work.add", "work.count", "work.forever"], "resources and prompts are not tools");
+
+    let read = json!({"jsonrpc": "2.0", "id": 21, "method": "resources/read", "params": {"uri": "work://notes/4"}});
+    let (_, reply, _) = message(send(&server, &read, s, v).await);
+    assert_eq!(
+        reply["result"]["contents"],
+        json!([{"uri": "work://notes/4", "mimeType": "text/plain", "text": "note 4"}])
+    );
+    let prompt = json!({"jsonrpc": "2.0", "id": 22, "method": "prompts/get", "params": {"name": "work.greet", "arguments": {"who": "Ann"}}});
+    let (_, reply, _) = message(send(&server, &prompt, s, v).await);
+    assert_eq!(reply["result"]["messages"][0]["content"]["text"], "Greet Ann.");
 
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "work.add", "arguments": {"a": 2, "b": 3}}});
     let (_, reply, _) = message(send(&server, &call, s, v).await);
-    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": 3, "result": {
-        "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": false}}));
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {
+        "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": false}})
+    );
 
     let invalid = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "work.add", "arguments": {"a": "x"}}});
     let (_, reply, _) = message(send(&server, &invalid, s, v).await);
@@ -160,11 +186,21 @@ async fn the_stateless_era_and_its_refusals() {
     assert_eq!(reply["result"]["structuredContent"]["result"], 42, "{reply}");
     assert_eq!(reply["result"]["resultType"], "complete");
 
-    let discover = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": stateless_meta()}});
-    let (_, reply, _) = message(send(&server, &discover, None, None).await);
-    assert!(reply["result"]["supportedVersions"].as_array().is_some_and(|v| v.contains(&json!("2026-07-28"))), "{reply}");
+    let read = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "work://notes/5", "_meta": stateless_meta()}});
+    let (_, reply, _) = message(send(&server, &read, None, None).await);
+    assert_eq!(reply["result"]["contents"][0]["text"], "note 5", "{reply}");
+    assert_eq!(reply["result"]["resultType"], "complete");
 
-    let unknown_method = json!({"jsonrpc": "2.0", "id": 3, "method": "nope/nope", "params": {"_meta": stateless_meta()}});
+    let discover =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": stateless_meta()}});
+    let (_, reply, _) = message(send(&server, &discover, None, None).await);
+    assert!(
+        reply["result"]["supportedVersions"].as_array().is_some_and(|v| v.contains(&json!("2026-07-28"))),
+        "{reply}"
+    );
+
+    let unknown_method =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "nope/nope", "params": {"_meta": stateless_meta()}});
     let (status, reply, _) = message(send(&server, &unknown_method, None, None).await);
     assert_eq!((status, reply["error"]["code"].clone()), (Status::NotFound, json!(-32601)), "{reply}");
 
@@ -224,7 +260,10 @@ async fn cancelled_within_its_scope() {
     let cancel = |scope: &'static str| {
         let server = server.clone();
         async move {
-            let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}})).expect("JSON");
+            let body = serde_json::to_vec(
+                &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}}),
+            )
+            .expect("JSON");
             let mut incoming = Incoming::new(parse_body(&body, true).expect("parsed"), 1, Caller::default());
             incoming.cancel_scope = Some(scope);
             server.handle(incoming).await

@@ -96,6 +96,9 @@ pub struct MethodDescriptor {
     pub output: OutputKind,
     /// MCP tool hints from `#[mcp_tool(...)]`.
     pub tool: ToolHints,
+    /// What the method is to MCP (`#[mcp_resource]`, `#[mcp_prompt]`,
+    /// `#[mcp_complete]`; a tool by default).
+    pub mcp: crate::mcp_role::McpRole,
     /// Builds the parameter and result schemas.
     pub schemas: SchemaFn,
     /// Calls the method.

@@ -35,6 +35,7 @@ pub use crate::descriptor::{
 pub use crate::error::Environment;
 use crate::error::RpcError;
 pub use crate::group::{ApiGroup, GroupRef, is_valid_tool_name};
+pub use crate::mcp_role::{CompletionSpec, CompletionTarget, McpRole, PromptSpec, ResourceSpec};
 pub use crate::rules::{Format, Rule};
 
 /// The service behind an instance, borrowed (sync methods).

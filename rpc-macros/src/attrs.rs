@@ -151,6 +151,50 @@ pub struct ToolArgs {
     pub requires_client: PathList,
 }
 
+/// `#[mcp_resource(...)]` on a method: a resource, or a resource template
+/// when its URI has variables.
+#[derive(Debug, Default, FromMeta)]
+pub struct ResourceArgs {
+    /// The URI or RFC 6570 template (levels 1 to 3).
+    #[darling(default)]
+    pub uri: Option<Str>,
+    /// The resource's name (default: the method's name).
+    #[darling(default)]
+    pub name: Option<Str>,
+    /// Human-readable title.
+    #[darling(default)]
+    pub title: Option<Str>,
+    /// The MIME type of the contents.
+    #[darling(default)]
+    pub mime_type: Option<Str>,
+}
+
+/// `#[mcp_prompt(...)]` on a method: its parameters are the prompt's arguments.
+#[derive(Debug, Default, FromMeta)]
+pub struct PromptArgs {
+    /// The prompt's name (default: the method's name).
+    #[darling(default)]
+    pub name: Option<Str>,
+    /// Human-readable title.
+    #[darling(default)]
+    pub title: Option<Str>,
+}
+
+/// `#[mcp_complete(prompt = "...", argument = "...")]` or
+/// `#[mcp_complete(resource = "...", argument = "...")]` on a method.
+#[derive(Debug, Default, FromMeta)]
+pub struct CompleteArgs {
+    /// The prompt whose argument is completed.
+    #[darling(default)]
+    pub prompt: Option<Str>,
+    /// The resource template whose variable is completed.
+    #[darling(default)]
+    pub resource: Option<Str>,
+    /// The argument (or template variable).
+    #[darling(default)]
+    pub argument: Option<Str>,
+}
+
 /// `header` / `header = "Name"` on a parameter: the `Mcp-Param-{Name}`
 /// header (MCP SEP-2243) it is mirrored into; the bare key uses the
 /// parameter's name.

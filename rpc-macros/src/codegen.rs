@@ -262,6 +262,7 @@ impl Method {
             t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);
+        let role = crate::role::tokens(&self.role, k);
         items.extend(quote! {
             #hidden
             const #desc: #k::MethodDescriptor = #k::MethodDescriptor {
@@ -281,6 +282,7 @@ impl Method {
                     open_world_hint: #ow,
                     requires_client: &[#(#requires_client),*],
                 },
+                mcp: #role,
                 schemas: Self::#schemas_fn,
                 invoke: Self::#invoke_fn,
                 line: #line,

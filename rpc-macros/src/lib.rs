@@ -16,9 +16,11 @@ mod method;
 mod names;
 mod param;
 mod policies;
+mod role;
 mod rules;
 mod service;
 mod spans;
+mod uri_template;
 mod values;
 
 use proc_macro::TokenStream;
@@ -118,6 +120,32 @@ pub fn invalidates(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     deferred::fold_or_refuse("tool", "#[mcp_tool]", args.into(), item.into()).into()
+}
+
+/// An MCP resource on a method inside an `#[rpc::service]` impl block:
+/// `uri = "scheme://..."` (required: a URI, or an RFC 6570 template of
+/// levels 1 to 3 whose variables are the method's parameters), `name`,
+/// `title`, `mime_type`. The method's result is the resource's contents.
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::fold_or_refuse("resource", "#[mcp_resource]", args.into(), item.into()).into()
+}
+
+/// An MCP prompt on a method inside an `#[rpc::service]` impl block: its
+/// parameters are the prompt's arguments; `name`, `title`. The method
+/// returns the prompt's text or messages.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::fold_or_refuse("prompt", "#[mcp_prompt]", args.into(), item.into()).into()
+}
+
+/// Completion of a prompt argument or a resource template variable on a
+/// method inside an `#[rpc::service]` impl block: `prompt = "name"` or
+/// `resource = "template"`, and `argument = "..."`. The method takes the
+/// partial value as `value` and returns the suggestions.
+#[proc_macro_attribute]
+pub fn mcp_complete(args: TokenStream, item: TokenStream) -> TokenStream {
+    deferred::fold_or_refuse("complete", "#[mcp_complete]", args.into(), item.into()).into()
 }
 
 /// The per-method marker `#[rpc::service]` leaves on methods whose other

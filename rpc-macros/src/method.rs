@@ -12,7 +12,7 @@ use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ImplItemFn, Lit, LitStr, ReturnType, Type, Visibility};
 
-use crate::attrs::{self, InfoArgs, ToolArgs};
+use crate::attrs::{self, CompleteArgs, InfoArgs, PromptArgs, ResourceArgs, ToolArgs};
 use crate::docs;
 use crate::errors::Errors;
 use crate::krate::Krate;
@@ -43,6 +43,9 @@ pub struct RawAttrs {
     pub cache: Vec<(Span, TokenStream)>,
     pub lock: Vec<(Span, TokenStream)>,
     pub invalidates: Vec<(Span, TokenStream)>,
+    pub resource: Vec<(Span, TokenStream)>,
+    pub prompt: Vec<(Span, TokenStream)>,
+    pub complete: Vec<(Span, TokenStream)>,
 }
 
 impl RawAttrs {
@@ -54,6 +57,9 @@ impl RawAttrs {
             "cache" => &mut self.cache,
             "lock" => &mut self.lock,
             "invalidates" => &mut self.invalidates,
+            "resource" => &mut self.resource,
+            "prompt" => &mut self.prompt,
+            "complete" => &mut self.complete,
             _ => return None,
         })
     }
@@ -68,12 +74,19 @@ impl RawAttrs {
             .chain(tag("cache", self.cache))
             .chain(tag("lock", self.lock))
             .chain(tag("invalidates", self.invalidates))
+            .chain(tag("resource", self.resource))
+            .chain(tag("prompt", self.prompt))
+            .chain(tag("complete", self.complete))
     }
 }
 
 /// The method attributes of `rpc` the service macro recognises, by the
 /// last segment of their path (and the marker's name for each).
 pub const RPC_METHOD_ATTRS: &[&str] = &["info", "cache", "lock", "invalidates"];
+
+/// The method attributes of `mcp`, and the marker's name for each.
+pub const MCP_METHOD_ATTRS: &[(&str, &str)] =
+    &[("mcp_tool", "tool"), ("mcp_resource", "resource"), ("mcp_prompt", "prompt"), ("mcp_complete", "complete")];
 
 /// Removes from `attrs` the `#[rpc::info]`, `#[rpc::cache]`, `#[rpc::lock]`,
 /// `#[rpc::invalidates]` and `#[mcp_tool]` attributes the
@@ -87,8 +100,10 @@ pub fn take_known_attrs(attrs: &mut Vec<Attribute>, krate: &Krate, imported: &mu
         let kind = RPC_METHOD_ATTRS.iter().find(|kind| krate.is_rpc_attr(path, kind)).copied();
         let slot = match kind {
             Some(kind) => raw.slot(kind),
-            None if krate.is_mcp_attr(path, "mcp_tool") => raw.slot("tool"),
-            None => None,
+            None => match MCP_METHOD_ATTRS.iter().find(|(attr, _)| krate.is_mcp_attr(path, attr)) {
+                Some((_, slot)) => raw.slot(slot),
+                None => None,
+            },
         };
         let Some(slot) = slot else { return true };
         if path.segments.len() == 1 {
@@ -148,6 +163,9 @@ pub struct MethodAttrs {
     pub lock: Option<(LockArgs, Span)>,
     /// May repeat: each attribute lists methods with its own `warm_up`.
     pub invalidates: Vec<(InvalidatesArgs, Span)>,
+    pub resource: Option<(ResourceArgs, Span)>,
+    pub prompt: Option<(PromptArgs, Span)>,
+    pub complete: Option<(CompleteArgs, Span)>,
 }
 
 /// Parses raw attribute arguments; duplicates are errors.
@@ -189,6 +207,26 @@ pub fn parse_attrs(raw: RawAttrs, errors: &mut Errors) -> MethodAttrs {
             out.invalidates.push((args, span));
         }
     }
+    out.resource = parse_once(raw.resource, "#[mcp_resource]", errors);
+    out.prompt = parse_once(raw.prompt, "#[mcp_prompt]", errors);
+    out.complete = parse_once(raw.complete, "#[mcp_complete]", errors);
+    out
+}
+
+/// The arguments of an attribute that may appear once.
+fn parse_once<T: darling::FromMeta + Default>(
+    raw: Vec<(Span, TokenStream)>,
+    display: &str,
+    errors: &mut Errors,
+) -> Option<(T, Span)> {
+    let mut out = None;
+    for (i, (span, tokens)) in raw.into_iter().enumerate() {
+        if i > 0 {
+            errors.push(syn::Error::new(span, format!("duplicate `{display}` attribute: merge it into the first one")));
+            continue;
+        }
+        out = Some((parse_args(tokens, errors), span));
+    }
     out
 }
 
@@ -214,6 +252,8 @@ pub struct Method {
     pub docs: docs::Docs,
     pub deprecated: Option<String>,
     pub tool: ToolArgs,
+    /// What the method is to MCP.
+    pub role: crate::role::Role,
     /// `#[rpc::cache]`, `#[rpc::lock]`, `#[rpc::invalidates]`.
     pub policies: Policies,
     pub sig_span: Span,
@@ -246,7 +286,10 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         .or(attrs.tool.as_ref().map(|(_, s)| *s))
         .or(attrs.cache.as_ref().map(|(_, s)| *s))
         .or(attrs.lock.as_ref().map(|(_, s)| *s))
-        .or(attrs.invalidates.first().map(|(_, s)| *s));
+        .or(attrs.invalidates.first().map(|(_, s)| *s))
+        .or(attrs.resource.as_ref().map(|(_, s)| *s))
+        .or(attrs.prompt.as_ref().map(|(_, s)| *s))
+        .or(attrs.complete.as_ref().map(|(_, s)| *s));
 
     if let Some((info, _)) = &attrs.info
         && skip
@@ -266,6 +309,17 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
             errors.push(syn::Error::new(
                 *span,
                 "`#[mcp_tool]` on a method hidden with `#[rpc::info(skip)]`: it is not a tool; remove one of them",
+            ));
+        }
+        let kinds = [
+            attrs.resource.as_ref().map(|(_, s)| ("#[mcp_resource]", *s)),
+            attrs.prompt.as_ref().map(|(_, s)| ("#[mcp_prompt]", *s)),
+            attrs.complete.as_ref().map(|(_, s)| ("#[mcp_complete]", *s)),
+        ];
+        for (name, span) in kinds.into_iter().flatten() {
+            errors.push(syn::Error::new(
+                span,
+                format!("`{name}` on a method hidden with `#[rpc::info(skip)]` has no effect: remove one of them"),
             ));
         }
         let policies = [
@@ -330,6 +384,13 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         Some(list) => list.iter().cloned().collect(),
         None => ctx.groups.clone(),
     };
+    let role_attrs = crate::role::RoleAttrs {
+        tool: attrs.tool.as_ref().map(|(_, s)| *s),
+        resource: attrs.resource,
+        prompt: attrs.prompt,
+        complete: attrs.complete,
+    };
+    let role = crate::role::decide(role_attrs, &params, errors);
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
     let policies = Policies::check(attrs.cache, attrs.lock, attrs.invalidates, &params, errors);
     check_hints(&tool, errors);
@@ -352,6 +413,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         docs,
         deprecated: deprecation(&item.attrs),
         tool,
+        role,
         policies,
         sig_span: item.sig.ident.span(),
         undocumented: ctx.undocumented || info.undocumented.is_present(),

@@ -14,6 +14,8 @@ use crate::values::parse_args;
 /// One parameter.
 pub struct Param {
     pub name: String,
+    /// The span of the parameter's name.
+    pub span: Span,
     pub ty: Type,
     pub default: Option<Expr>,
     pub description: Option<String>,
@@ -99,6 +101,7 @@ pub fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Erro
         let rules = crate::rules::collect(args.rules(), errors);
         params.push(Param {
             rules,
+            span: ident.span(),
             name,
             ty,
             default: args.default.map(|d| d.0),

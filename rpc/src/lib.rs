@@ -39,9 +39,9 @@
 #![warn(missing_docs)]
 
 pub use rpc_core::*;
-pub use rpc_http::{Callbacks, Cors, HostPolicy, JsonRpcBuilder, JsonRpcService, Security, TokenPolicy};
 #[cfg(feature = "docs")]
 pub use rpc_http::docs;
+pub use rpc_http::{Callbacks, Cors, HostPolicy, JsonRpcBuilder, JsonRpcService, Security, TokenPolicy};
 pub use rpc_http::{security, server};
 
 /// JSON-RPC 2.0: framing (envelopes, limits, responses, `$rpc` options) and

@@ -12,6 +12,8 @@ which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then c
   * tools/call Catalog.get {"id": 999}: a tool error (isError: true);
   * tools/call Catalog.stats with a progress callback and log level info: progress
     notifications arrive (increasing, up to the total) and a log message;
+  * resources (a template and a read, an unknown URI), a prompt with arguments and
+    completion of a prompt argument and of a template variable;
   * the protocol-level ping (legacy only: 2026-07-28 removed it), and tools/call ping:
     "pong x" (JSON text, and structuredContent).
 With --token, every request carries `Authorization: Bearer T` (a server started with
@@ -220,6 +222,38 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
         checker.check(fresh == "n11 renamed", "Catalog.get serves the renamed product (the cached entry was replaced)", fresh)
         ok, why = await refused("ping", {"$rpc": {"callback": "http://127.0.0.1:1/x"}})
         checker.check(ok and "$rpc" in why, "`$rpc` is an unknown argument over MCP", why)
+
+        # Resources, prompts and completion, declared with annotations.
+        templates = await client.list_resource_templates()
+        checker.check(any(t.uri_template == "catalog://products/{id}" for t in templates.resource_templates),
+                      "resources/templates/list has catalog://products/{id}",
+                      [t.uri_template for t in templates.resource_templates])
+        read = await client.read_resource("catalog://products/7")
+        contents = read.contents[0] if read.contents else None
+        checker.check(contents is not None and contents.mime_type == "application/json"
+                      and json.loads(getattr(contents, "text", "null")) == {"id": 7, "name": "n7"},
+                      "resources/read catalog://products/7 is the product as JSON", read.contents)
+        try:
+            await client.read_resource("catalog://nothing/here")
+            checker.check(False, "resources/read of an unknown URI is an error")
+        except Exception as error:  # noqa: BLE001 - the SDK raises the JSON-RPC error
+            checker.check("not found" in str(error).lower(), "resources/read of an unknown URI: resource not found", error)
+        prompts = await client.list_prompts()
+        review = next((p for p in prompts.prompts if p.name == "Catalog.review"), None)
+        checker.check(review is not None and [a.name for a in review.arguments or []] == ["name", "tone"],
+                      "prompts/list has Catalog.review(name, tone)", prompts.prompts)
+        prompt = await client.get_prompt("Catalog.review", {"name": "n7", "tone": "friendly"})
+        kinds = [m.content.type for m in prompt.messages]
+        checker.check(kinds == ["resource", "text"] and "friendly" in prompt.messages[1].content.text,
+                      "prompts/get Catalog.review embeds the product and asks for a friendly review", prompt.messages)
+        from mcp.types import PromptReference, ResourceTemplateReference
+        names = await client.complete(PromptReference(type="ref/prompt", name="Catalog.review"),
+                                      {"name": "name", "value": "n9"})
+        checker.check(names.completion.values[:2] == ["n9", "n90"] and names.completion.total == 11,
+                      "completion/complete of a product name", names.completion)
+        ids = await client.complete(ResourceTemplateReference(type="ref/resource", uri="catalog://products/{id}"),
+                                    {"name": "id", "value": "10"})
+        checker.check(ids.completion.values == ["10", "100"], "completion/complete of a product id", ids.completion)
 
 
 def leaves(error: BaseException) -> list[BaseException]:

@@ -57,7 +57,9 @@ impl Modern {
         if let Some(method) = body["method"].as_str() {
             headers.push(("mcp-method".to_owned(), method.to_owned()));
         }
-        if let Some(name) = body["params"]["name"].as_str() {
+        // `Mcp-Name` mirrors `params.uri` for `resources/read`, `params.name` elsewhere.
+        let name = if body["method"] == "resources/read" { &body["params"]["uri"] } else { &body["params"]["name"] };
+        if let Some(name) = name.as_str() {
             headers.push(("mcp-name".to_owned(), name.to_owned()));
         }
         headers

@@ -89,7 +89,8 @@ async fn settings_apply_to_both_endpoints() {
     let dir = std::env::temp_dir().join(format!("app-settings-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory");
     let file = dir.join("mcp.toml");
-    std::fs::write(&file, "allowed_hosts = [\"intranet.example\"]\n[server]\nname = \"from-settings\"\n").expect("write");
+    std::fs::write(&file, "allowed_hosts = [\"intranet.example\"]\n[server]\nname = \"from-settings\"\n")
+        .expect("write");
     let settings = mcp::settings::Settings::load_with(Some(&file), None).expect("settings load");
     let app = mcp::App::new::<fixtures::Tools>().service(fixtures::Counter).configure(settings);
     let (_base, addr, _stop) = start(app).await;

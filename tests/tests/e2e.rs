@@ -25,6 +25,7 @@ mod jsonrpc_versions;
 mod mcp_context;
 mod mcp_documents;
 mod mcp_http;
+mod mcp_resources;
 mod mcp_rmcp;
 mod mcp_schemas;
 mod mcp_session_bounds;

@@ -197,7 +197,7 @@ async fn http_methods_paths_and_media_types() {
     assert_eq!(client.send(Method::POST, Some(huge), &[]).await.status, 413);
     let broken = client.send(Method::POST, Some("{not json".into()), &[]).await;
     assert_eq!((broken.status, broken.json["error"]["code"].clone()), (400, json!(-32700)));
-    let unknown = client.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "resources/list"})).await;
+    let unknown = client.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "resources/frobnicate"})).await;
     assert_eq!(unknown.json["error"]["code"], -32601);
     assert_eq!(unknown.json["id"], 9);
     let response = client.post(&json!({"jsonrpc": "2.0", "id": 3, "result": {}})).await;
@@ -245,6 +245,12 @@ async fn batches_only_under_2025_03_26() {
     assert!(by_id("b")["result"].get("structuredContent").is_none(), "2025-03-26 has no structuredContent");
     assert_eq!(by_id("c")["error"]["code"], -32602);
     assert_eq!(by_id("d")["error"]["code"], -32600, "initialize cannot be batched");
+    // A client that takes only streams gets one event per response.
+    let streamed = old.send(reqwest::Method::POST, Some(batch.to_string()), &[("accept", "text/event-stream")]).await;
+    assert_eq!(streamed.headers["content-type"], "text/event-stream", "{}", streamed.text);
+    let events = e2e_tests::modern_mcp::sse_messages(&streamed.text);
+    assert_eq!(events.len(), 4, "{}", streamed.text);
+    assert!(events.iter().all(|e| e.is_object() && e["jsonrpc"] == "2.0"), "{}", streamed.text);
     let only_notifications = old.post(&json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}])).await;
     assert_eq!(only_notifications.status, 202);
     assert_eq!(old.post(&json!([])).await.status, 400);

@@ -3,6 +3,7 @@
 //! `/mcp/v1` and `/mcp/v2`; or over stdio ([`stdio_endpoint`]).
 
 pub mod activity;
+pub mod agent_views;
 pub mod services;
 
 use std::sync::Arc;

@@ -81,6 +81,8 @@ pub enum CatalogError {
     NotFound(u64),
     /// No subscription has this id.
     NoSubscription(String),
+    /// No product has this name.
+    NoSuchName(String),
     /// The catalog keeps no more subscriptions.
     TooManySubscriptions,
 }
@@ -90,6 +92,7 @@ impl fmt::Display for CatalogError {
         match self {
             CatalogError::NotFound(id) => write!(f, "product {id} not found"),
             CatalogError::NoSubscription(id) => write!(f, "subscription {id} not found"),
+            CatalogError::NoSuchName(name) => write!(f, "no product is named {name:?}"),
             CatalogError::TooManySubscriptions => {
                 write!(f, "the catalog keeps at most {MAX_SUBSCRIPTIONS} subscriptions")
             }
@@ -105,7 +108,7 @@ impl std::error::Error for CatalogError {}
 impl rpc::ApplicationError for CatalogError {
     fn code(&self) -> i32 {
         match self {
-            CatalogError::NotFound(_) | CatalogError::NoSubscription(_) => 404,
+            CatalogError::NotFound(_) | CatalogError::NoSubscription(_) | CatalogError::NoSuchName(_) => 404,
             CatalogError::TooManySubscriptions => 429,
         }
     }
@@ -113,6 +116,7 @@ impl rpc::ApplicationError for CatalogError {
         match self {
             CatalogError::NotFound(id) => Some(serde_json::json!({"id": id})),
             CatalogError::NoSubscription(id) => Some(serde_json::json!({"subscription": id})),
+            CatalogError::NoSuchName(name) => Some(serde_json::json!({"name": name})),
             CatalogError::TooManySubscriptions => None,
         }
     }
@@ -171,6 +175,26 @@ impl Catalog {
         self.products.read().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The product `id`.
+    pub(crate) fn product_by_id(&self, id: u64) -> Result<Product, CatalogError> {
+        self.products().iter().find(|p| p.id == id).cloned().ok_or(CatalogError::NotFound(id))
+    }
+
+    /// The product named `name` (case-insensitive).
+    pub(crate) fn product_by_name(&self, name: &str) -> Option<Product> {
+        self.products().iter().find(|p| p.name.eq_ignore_ascii_case(name)).cloned()
+    }
+
+    /// Up to `limit` product names that `keep` accepts, in id order.
+    pub(crate) fn names_where(&self, keep: impl Fn(&str) -> bool, limit: usize) -> Vec<String> {
+        self.products().iter().filter(|p| keep(&p.name)).take(limit).map(|p| p.name.clone()).collect()
+    }
+
+    /// Up to `limit` product ids (as text) that `keep` accepts, in id order.
+    pub(crate) fn ids_where(&self, keep: impl Fn(&str) -> bool, limit: usize) -> Vec<String> {
+        self.products().iter().map(|p| p.id.to_string()).filter(|id| keep(id)).take(limit).collect()
+    }
+
     fn find(&self, query: &str, limit: u32) -> Vec<Product> {
         let query = query.to_lowercase();
         self.products()
@@ -210,7 +234,7 @@ impl Catalog {
     #[mcp_tool(title = "Get product", read_only_hint = true)]
     #[rpc::cache(ttl = 300, env(prod, dev))]
     pub fn get(&self, #[rpc(range(min = 1))] id: u64) -> Result<Product, CatalogError> {
-        self.products().iter().find(|p| p.id == id).cloned().ok_or(CatalogError::NotFound(id))
+        self.product_by_id(id)
     }
 
     /// Rename a product.
@@ -225,6 +249,7 @@ impl Catalog {
     #[mcp_tool(title = "Rename product", idempotent_hint = true, destructive_hint = false)]
     #[rpc::lock(param = "id", ttl = 10)]
     #[rpc::invalidates("Catalog.get", warm_up)]
+    #[rpc::invalidates("Catalog.product")]
     pub fn rename(
         &self,
         #[rpc(range(min = 1))] id: u64,

@@ -1,4 +1,5 @@
-//! The conformance example: the fixture tools of the official MCP
+//! The conformance example: the fixture tools, resources, prompts and
+//! completion of the official MCP
 //! conformance suite (`@modelcontextprotocol/conformance`), served over MCP
 //! at `/mcp` (version 1, also at `/mcp/v1`).
 //!
@@ -6,17 +7,19 @@
 //! then the suite with `npx @modelcontextprotocol/conformance server --url
 //! http://127.0.0.1:3000/mcp`; `scripts/interop.sh` does both.
 
+pub mod library;
 pub mod services;
 
 use mcp::{ListChanges, McpEndpoint, ServerInfo};
 use rpc::server::Router;
 use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError, Security};
 
+pub use library::Library;
 pub use services::{Conformance, Fixtures};
 
 /// The registry: the fixture service, whose change trigger notifies `changes`.
 pub fn registry(changes: ListChanges) -> Result<Registry, RegistryError> {
-    Registry::builder().service(Fixtures::new(changes)).build()
+    Registry::builder().service(Fixtures::new(changes)).service(Library).build()
 }
 
 /// The whole application: `/mcp` (the `conformance` group), accepting

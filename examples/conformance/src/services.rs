@@ -201,6 +201,15 @@ impl Fixtures {
         Content::text("Sent notifications/tools/list_changed to the open listen streams.")
     }
 
+    /// Tells open `subscriptions/listen` streams that the prompt list changed.
+    ///
+    /// Fixture of the `server-stateless` scenario's subscription checks.
+    #[mcp_tool(title = "Trigger a prompt-list change", idempotent_hint = true, open_world_hint = false)]
+    pub fn test_trigger_prompt_change(&self) -> Content {
+        self.changes.prompts_changed();
+        Content::text("Sent notifications/prompts/list_changed to the open listen streams.")
+    }
+
     /// Echoes `region`, which clients of 2026-07-28 mirror into the
     /// `Mcp-Param-Region` header (SEP-2243); the server checks the header
     /// against the argument.

@@ -109,6 +109,7 @@ async fn lists_every_fixture_with_a_description() {
             "test_simple_text",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_trigger_prompt_change",
             "test_trigger_tool_change",
         ]
     );
@@ -116,7 +117,7 @@ async fn lists_every_fixture_with_a_description() {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "{tool}");
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert!(tool.get("outputSchema").is_none(), "content tools have no outputSchema: {tool}");
-        let changes_state = tool["name"] == "test_trigger_tool_change";
+        let changes_state = tool["name"] == "test_trigger_tool_change" || tool["name"] == "test_trigger_prompt_change";
         assert_eq!(tool["annotations"]["readOnlyHint"].as_bool(), (!changes_state).then_some(true), "{tool}");
         assert_eq!(tool["annotations"]["openWorldHint"], false, "{tool}");
     }

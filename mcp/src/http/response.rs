@@ -34,7 +34,7 @@ pub(crate) fn to_http(server: &McpServer, reply: Reply, accepts: Accepts) -> Htt
         Reply::Message(message) => {
             let status = status_code(message.status);
             let mut response = if message.negotiable && !accepts.json && accepts.stream {
-                let mut response = sse::response(full(sse::event(&message.body)));
+                let mut response = sse::response(full(sse::events(&message.body)));
                 *response.status_mut() = status;
                 response
             } else {

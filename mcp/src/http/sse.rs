@@ -25,6 +25,21 @@ pub(crate) fn event(json: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
+/// A message as events: one event, or, for a batch of responses, one
+/// event per response (clients read one JSON-RPC message per event).
+pub(crate) fn events(json: &[u8]) -> Bytes {
+    if json.first() == Some(&b'[')
+        && let Ok(items) = serde_json::from_slice::<Vec<&serde_json::value::RawValue>>(json)
+    {
+        let mut out = Vec::with_capacity(json.len() + 24 * items.len());
+        for item in items {
+            out.extend_from_slice(&event(item.get().as_bytes()));
+        }
+        return Bytes::from(out);
+    }
+    event(json)
+}
+
 /// The body of a stream of messages.
 pub(crate) fn body(stream: MessageStream) -> ResponseBody {
     let frames = stream.map(|frame| {

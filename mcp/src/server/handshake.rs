@@ -21,7 +21,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::incoming::Incoming;
-use super::params::{CallParams, CancelledParams, InitializeParams, ListParams, MetaSlot, SetLevelParams, json_str};
+use super::methods::{self, Asked};
+use super::params::{
+    CallParams, CancelledParams, CompleteParams, InitializeParams, ListParams, MetaSlot, PromptParams, ResourceParams,
+    SetLevelParams, json_str,
+};
 use super::reply::{Reply, Status, handshake_status, write_error, write_outcome};
 use super::state::Inner;
 use super::tool_call::{self, ToolCall};
@@ -179,6 +183,28 @@ async fn plain(
             Err(e) => Err(ProtocolError::from_rpc(&e, env)),
         },
         "logging/setLevel" => set_level(inner, session, req).await,
+        other if methods::is_beyond_tools(other) => {
+            if !methods::serves(inner, other) {
+                Err(methods::not_served(other))
+            } else {
+                let asked = Asked {
+                    version: incoming.version,
+                    protocol,
+                    language,
+                    client: session.client_view(protocol),
+                    identity: incoming.caller.identity.clone(),
+                    input_bytes: req.params.map_or(0, |p| p.get().len()),
+                };
+                match beyond_tools(inner, session, &asked, req).await {
+                    Ok((body, executions)) => {
+                        let mut out = Vec::with_capacity(body.len() + 48);
+                        write_outcome(&mut out, id, &Ok(body));
+                        return (out, executions);
+                    }
+                    Err(error) => Err(error),
+                }
+            }
+        }
         "initialize" => {
             Err(ProtocolError::from_rpc(&RpcError::invalid_request("the session is already initialized"), env))
         }
@@ -187,6 +213,44 @@ async fn plain(
     let mut out = Vec::with_capacity(256);
     write_outcome(&mut out, id, &result);
     (out, Vec::new())
+}
+
+/// Resources, prompts and completion in this era: the params read here,
+/// the methods in [`methods`].
+async fn beyond_tools(inner: &Inner, session: &Session, asked: &Asked, req: &RpcRequest<'_>) -> methods::Answer {
+    let env = inner.executor.environment();
+    let features = inner.features.version(asked.version);
+    let params_error = |e: RpcError| ProtocolError::from_rpc(&e, env);
+    match &*req.method {
+        "resources/list" | "resources/templates/list" | "prompts/list" => {
+            let cursor = req.params_as::<ListParams<'_>>().map_err(params_error)?.and_then(|p| p.cursor);
+            methods::list(features, asked, &req.method, cursor.as_deref()).map(|page| (page, Vec::new()))
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            let params = req.params_as::<ResourceParams<'_>>().map_err(params_error)?.unwrap_or_default();
+            let Some(uri) = params.uri.and_then(json_str) else {
+                return Err(params_error(RpcError::invalid_params("params.uri must be a string")));
+            };
+            match &*req.method {
+                "resources/read" => methods::read(inner, features, asked, &uri).await,
+                method => {
+                    let on = method == "resources/subscribe";
+                    methods::subscribe(inner, features, session, &uri, on).await.map(|body| (body, Vec::new()))
+                }
+            }
+        }
+        "prompts/get" => {
+            let params = req.params_as::<PromptParams<'_>>().map_err(params_error)?.unwrap_or_default();
+            let Some(name) = params.name.and_then(json_str) else {
+                return Err(params_error(RpcError::invalid_params("params.name must be a string")));
+            };
+            methods::get_prompt(inner, features, asked, &name, params.arguments).await
+        }
+        _ => {
+            let params = req.params_as::<CompleteParams<'_>>().map_err(params_error)?.unwrap_or_default();
+            methods::complete(inner, features, asked, params.reference, params.argument, params.context).await
+        }
+    }
 }
 
 pub(crate) fn list_tools(
@@ -342,7 +406,7 @@ async fn initialize(
     }
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(negotiated.as_str()));
-    result.insert("capabilities".into(), json!({"tools": {"listChanged": false}, "logging": {}}));
+    result.insert("capabilities".into(), inner.served.capabilities(true));
     let texts = inner.texts(incoming.caller.language);
     result.insert("serverInfo".into(), texts.server_info.to_json(negotiated));
     if let Some(instructions) = &texts.instructions {

@@ -47,12 +47,22 @@ pub(crate) fn listen(inner: &Arc<Inner>, id: &RawValue, asked: Option<Value>, in
     };
     let asked = asked.unwrap_or(Value::Null);
     let wants = |field: &str| asked.get(field).and_then(Value::as_bool).unwrap_or(false);
-    // Only tool-list changes exist on this server: other kinds are left out
-    // of the acknowledgement (the client learns they are not served).
-    let filter = ListenFilter { tools: wants("toolsListChanged"), prompts: false, resources: false };
+    // Kinds the server does not serve are left out of the acknowledgement
+    // (the client learns they are not served).
+    let filter = ListenFilter {
+        tools: wants("toolsListChanged"),
+        prompts: wants("promptsListChanged") && inner.served.prompts,
+        resources: wants("resourcesListChanged") && inner.served.resources,
+    };
     let mut honoured = Map::new();
-    if filter.tools {
-        honoured.insert("toolsListChanged".into(), Value::Bool(true));
+    for (field, on) in [
+        ("toolsListChanged", filter.tools),
+        ("promptsListChanged", filter.prompts),
+        ("resourcesListChanged", filter.resources),
+    ] {
+        if on {
+            honoured.insert(field.into(), Value::Bool(true));
+        }
     }
     let mut params = Map::new();
     params.insert(

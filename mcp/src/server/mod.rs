@@ -33,6 +33,7 @@ mod handshake;
 mod incoming;
 mod listen;
 pub(crate) mod listen_slots;
+mod methods;
 mod params;
 mod reply;
 pub(crate) mod state;
@@ -51,7 +52,7 @@ pub use reply::{Frame, Message as ReplyMessage, MessageStream, Reply, Status};
 
 pub(crate) use cancel::InFlight;
 pub(crate) use reply::write_error as write_error_body;
-pub(crate) use state::{Inner, ServerTexts};
+pub(crate) use state::{Inner, Served, ServerTexts};
 
 use crate::call::ProtocolError;
 use crate::protocol::ProtocolVersion;

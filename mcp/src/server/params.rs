@@ -39,6 +39,40 @@ pub(crate) struct ListParams<'a> {
     pub cursor: Option<Cow<'a, str>>,
 }
 
+/// `resources/read`, `resources/subscribe`, `resources/unsubscribe`.
+#[derive(Deserialize, Default)]
+pub(crate) struct ResourceParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    /// The URI, raw: a URI that is not a string gets its own error.
+    #[serde(borrow, default)]
+    pub uri: Option<&'a RawValue>,
+}
+
+/// `prompts/get`.
+#[derive(Deserialize, Default)]
+pub(crate) struct PromptParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    #[serde(borrow, default)]
+    pub name: Option<&'a RawValue>,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+}
+
+/// `completion/complete`.
+#[derive(Deserialize, Default)]
+pub(crate) struct CompleteParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    #[serde(rename = "ref", default)]
+    pub reference: Option<Value>,
+    #[serde(default)]
+    pub argument: Option<Value>,
+    #[serde(default)]
+    pub context: Option<Value>,
+}
+
 /// `subscriptions/listen`.
 #[derive(Deserialize, Default)]
 pub(crate) struct ListenParams<'a> {
@@ -102,6 +136,31 @@ impl<'a> WithMeta<'a> for CallParams<'a> {
 }
 
 impl<'a> WithMeta<'a> for ListParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+}
+
+impl<'a> WithMeta<'a> for ResourceParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+    /// `Mcp-Name` mirrors the URI.
+    fn name(&self) -> Option<&'a RawValue> {
+        self.uri
+    }
+}
+
+impl<'a> WithMeta<'a> for PromptParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+    fn name(&self) -> Option<&'a RawValue> {
+        self.name
+    }
+}
+
+impl<'a> WithMeta<'a> for CompleteParams<'a> {
     fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
         self.meta.take()
     }

@@ -12,6 +12,7 @@ use super::cancel::InFlight;
 use super::listen_slots::ListenSlots;
 use crate::changes::ListChanges;
 use crate::config::{McpConfig, ServerInfo};
+use crate::features::GroupFeatures;
 use crate::protocol::ProtocolVersion;
 use crate::session::SessionStore;
 use crate::tools::{GroupTools, server_info_meta, stateless_list_fields};
@@ -21,6 +22,10 @@ pub(crate) struct Inner {
     pub group: String,
     pub config: McpConfig,
     pub tools: GroupTools,
+    /// Resources, prompts, completion.
+    pub features: GroupFeatures,
+    /// What is served, for the capabilities.
+    pub served: Served,
     pub sessions: Arc<dyn SessionStore>,
     pub list_changes: Option<ListChanges>,
     /// The server's own texts, per language (by [`Language`] index).
@@ -31,6 +36,55 @@ pub(crate) struct Inner {
     pub inflight: InFlight,
     /// The open `subscriptions/listen` streams, per client and in all.
     pub listen_slots: Arc<ListenSlots>,
+}
+
+/// What the endpoint serves besides tools, for its capabilities.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Served {
+    pub resources: bool,
+    pub prompts: bool,
+    pub completions: bool,
+    /// Whether list changes are announced (a [`ListChanges`] is configured).
+    pub list_changed: bool,
+}
+
+impl Served {
+    /// What the methods of `group` serve.
+    pub(crate) fn scan(registry: &rpc::Registry, group: &str, list_changed: bool) -> Served {
+        let mut served = Served { list_changed, ..Served::default() };
+        for version in registry.group_versions(group) {
+            for method in registry.version(version).into_iter().flat_map(|t| t.group(group)) {
+                match method.descriptor().mcp {
+                    rpc::McpRole::Resource(_) => served.resources = true,
+                    rpc::McpRole::Prompt(_) => served.prompts = true,
+                    _ => {}
+                }
+            }
+        }
+        // Completion is asked of prompts' arguments and templates' variables.
+        served.completions = served.resources || served.prompts;
+        served
+    }
+
+    /// The server's `capabilities` (`handshake`: of `initialize`, else of
+    /// `server/discover`).
+    pub(crate) fn capabilities(&self, handshake: bool) -> Value {
+        let mut caps = Map::new();
+        let changed = self.list_changed && !handshake;
+        caps.insert("tools".into(), json!({"listChanged": changed}));
+        caps.insert("logging".into(), json!({}));
+        if self.resources {
+            // Handshake-era sessions subscribe to a resource.
+            caps.insert("resources".into(), json!({"subscribe": handshake, "listChanged": changed}));
+        }
+        if self.prompts {
+            caps.insert("prompts".into(), json!({"listChanged": changed}));
+        }
+        if self.completions {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
 }
 
 impl Inner {
@@ -59,7 +113,7 @@ impl ServerTexts {
         translations: &Translations,
         group: &str,
         language: Language,
-        list_changed: bool,
+        served: Served,
     ) -> Self {
         let text = |field| translations.text(Some(group), language, SERVER_KEY, field).map(str::to_owned);
         let mut server_info = config.server_info.clone();
@@ -71,7 +125,7 @@ impl ServerTexts {
         }
         let instructions = text(Field::Instructions).or_else(|| config.instructions.clone());
         let stateless_tail = format!(",\"resultType\":\"complete\",\"_meta\":{}", server_info_meta(&server_info));
-        let discover = discover_result(config, &server_info, instructions.as_deref(), list_changed);
+        let discover = discover_result(config, &server_info, instructions.as_deref(), served);
         ServerTexts { server_info, instructions, stateless_tail, discover }
     }
 }
@@ -81,12 +135,12 @@ fn discover_result(
     config: &McpConfig,
     server_info: &ServerInfo,
     instructions: Option<&str>,
-    list_changed: bool,
+    served: Served,
 ) -> Vec<u8> {
     let mut result = Map::new();
     let supported: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
     result.insert("supportedVersions".into(), json!(supported));
-    result.insert("capabilities".into(), json!({"tools": {"listChanged": list_changed}, "logging": {}}));
+    result.insert("capabilities".into(), served.capabilities(false));
     if let Some(instructions) = instructions {
         result.insert("instructions".into(), json!(instructions));
     }

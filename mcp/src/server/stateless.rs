@@ -23,7 +23,11 @@ use serde_json::{Map, Value, json};
 
 use super::incoming::Incoming;
 use super::listen::listen;
-use super::params::{CallParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, WithMeta, json_str};
+use super::methods::{self, Asked};
+use super::params::{
+    CallParams, CompleteParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, PromptParams, ResourceParams,
+    WithMeta, json_str,
+};
 use super::reply::{Reply, Status, stateless_status};
 use super::state::Inner;
 use super::tool_call::{self, ToolCall};
@@ -177,7 +181,10 @@ pub(crate) async fn handle(
         );
         return Reply::error(Status::NotAcceptable, Some(id), &error);
     }
-    if matches!(&*request.method, "initialize" | "ping" | "logging/setLevel") {
+    if matches!(
+        &*request.method,
+        "initialize" | "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
+    ) {
         // Handshake-era methods: not part of this revision. `initialize`
         // learns which versions to use instead.
         let mut error = ProtocolError::new(
@@ -212,6 +219,7 @@ pub(crate) async fn handle(
             Ok(admitted) => call(inner, tools, id, admitted, incoming).await,
             Err(error) => fail(error),
         },
+        method if methods::is_beyond_tools(method) => beyond_tools(inner, id, request, incoming).await,
         "subscriptions/listen" if inner.list_changes.is_some() => match admit::<ListenParams<'_>>(request, incoming) {
             Ok(admitted) => listen(inner, id, admitted.params.notifications, incoming),
             Err(error) => fail(error),
@@ -263,4 +271,69 @@ async fn call(
         language: incoming.caller.language,
     };
     tool_call::answer(Arc::clone(inner), call, incoming.accepts, stateless_status).await
+}
+
+/// Resources, prompts and completion in this era: admitted as every
+/// request, then the methods in [`methods`].
+async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_>, incoming: &Incoming<'_>) -> Reply {
+    let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
+    let asked = |client: ClientView, input_bytes: usize| Asked {
+        version: incoming.version,
+        protocol: ProtocolVersion::V2026_07_28,
+        language: incoming.caller.language,
+        client,
+        identity: incoming.caller.identity.clone(),
+        input_bytes,
+    };
+    let method = &*request.method;
+    let features = inner.features.version(incoming.version);
+    let answer = match method {
+        "resources/list" | "resources/templates/list" | "prompts/list" => {
+            match admit::<ListParams<'_>>(request, incoming) {
+                Err(error) => Err(error),
+                Ok(_) if !methods::serves(inner, method) => Err(methods::not_served(method)),
+                Ok(admitted) => {
+                    let asked = asked(admitted.client, admitted.input_bytes);
+                    methods::list(features, &asked, method, admitted.params.cursor.as_deref())
+                        .map(|page| (page, Vec::new()))
+                }
+            }
+        }
+        "resources/read" => match admit::<ResourceParams<'_>>(request, incoming) {
+            Err(error) => Err(error),
+            Ok(_) if !methods::serves(inner, method) => Err(methods::not_served(method)),
+            Ok(admitted) => match admitted.params.uri.and_then(json_str) {
+                None => Err(invalid_params("params.uri must be a string")),
+                Some(uri) => methods::read(inner, features, &asked(admitted.client, admitted.input_bytes), &uri).await,
+            },
+        },
+        "prompts/get" => match admit::<PromptParams<'_>>(request, incoming) {
+            Err(error) => Err(error),
+            Ok(_) if !methods::serves(inner, method) => Err(methods::not_served(method)),
+            Ok(admitted) => match admitted.params.name.and_then(json_str) {
+                None => Err(invalid_params("params.name must be a string")),
+                Some(name) => {
+                    let asked = asked(admitted.client, admitted.input_bytes);
+                    methods::get_prompt(inner, features, &asked, &name, admitted.params.arguments).await
+                }
+            },
+        },
+        _ => match admit::<CompleteParams<'_>>(request, incoming) {
+            Err(error) => Err(error),
+            Ok(_) if !methods::serves(inner, method) => Err(methods::not_served(method)),
+            Ok(admitted) => {
+                let asked = asked(admitted.client, admitted.input_bytes);
+                let CompleteParams { reference, argument, context, .. } = admitted.params;
+                methods::complete(inner, features, &asked, reference, argument, context).await
+            }
+        },
+    };
+    match answer {
+        Ok((body, executions)) => {
+            let mut out = Vec::with_capacity(body.len() + 48);
+            write_result(&mut out, id, &body);
+            Reply::message(Status::Ok, out, executions)
+        }
+        Err(error) => fail(error),
+    }
 }

@@ -56,6 +56,10 @@ pub struct Session {
     /// policy gives one): requests of any other caller do not find it.
     #[serde(default)]
     pub owner: Option<String>,
+    /// The resources the session subscribed to (`resources/subscribe`), as
+    /// digests of their URIs; at most 32.
+    #[serde(default)]
+    pub subscriptions: Vec<String>,
     /// What a call's context sees of the client, built on first use.
     #[serde(skip)]
     view: ViewCache,
@@ -89,6 +93,7 @@ impl Session {
             client_capabilities: Vec::new(),
             log_level: None,
             owner: None,
+            subscriptions: Vec::new(),
             view: ViewCache::default(),
         }
     }

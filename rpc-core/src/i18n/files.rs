@@ -114,7 +114,6 @@ fn parse(path: &Path, text: &str) -> Result<File, TranslationError> {
     Ok(File { path: path.to_owned(), entries })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,7 +40,9 @@ impl LanguageTag {
                     canonical.push_str(&subtag[1..].to_ascii_lowercase());
                 }
                 // A region: upper case.
-                2 if subtag.bytes().all(|b| b.is_ascii_alphabetic()) => canonical.push_str(&subtag.to_ascii_uppercase()),
+                2 if subtag.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                    canonical.push_str(&subtag.to_ascii_uppercase())
+                }
                 _ => canonical.push_str(&subtag.to_ascii_lowercase()),
             }
         }

@@ -116,12 +116,8 @@ impl Translations {
     /// No translations: every text comes from the code; no
     /// `Content-Language` is claimed.
     pub fn none() -> Self {
-        let mut translations = Translations {
-            languages: Vec::new(),
-            base: HashMap::new(),
-            groups: HashMap::new(),
-            configured: false,
-        };
+        let mut translations =
+            Translations { languages: Vec::new(), base: HashMap::new(), groups: HashMap::new(), configured: false };
         if let Some(default) = LanguageTag::parse(DEFAULT_LANGUAGE) {
             translations.languages.push(default);
         }

@@ -52,8 +52,20 @@ fn generated<T: JsonSchema>() -> Value {
 #[test]
 fn types_numbers_and_strings() {
     let values = [
-        json!(null), json!(true), json!(0), json!(-1), json!(1.5), json!(3.0), json!(100), json!(1e300),
-        json!(""), json!("abc"), json!("abcdefghijk"), json!([]), json!({}), json!([1, 2]),
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-1),
+        json!(1.5),
+        json!(3.0),
+        json!(100),
+        json!(1e300),
+        json!(""),
+        json!("abc"),
+        json!("abcdefghijk"),
+        json!([]),
+        json!({}),
+        json!([1, 2]),
     ];
     for schema in [
         json!({"type": "string"}),
@@ -79,10 +91,19 @@ fn types_numbers_and_strings() {
 #[test]
 fn formats() {
     let values = [
-        json!("user@example.com"), json!("not an email"), json!("a@b"), json!(""),
-        json!("123e4567-e89b-12d3-a456-426614174000"), json!("123e4567e89b12d3a456426614174000"),
-        json!("2026-12-02"), json!("2026-02-30"), json!("2026-12-02T07:45:21Z"), json!("2026-12-02T25:00:00Z"),
-        json!("https://example.com/a?b#c"), json!("example.com"), json!(5),
+        json!("user@example.com"),
+        json!("not an email"),
+        json!("a@b"),
+        json!(""),
+        json!("123e4567-e89b-12d3-a456-426614174000"),
+        json!("123e4567e89b12d3a456426614174000"),
+        json!("2026-12-02"),
+        json!("2026-02-30"),
+        json!("2026-12-02T07:45:21Z"),
+        json!("2026-12-02T25:00:00Z"),
+        json!("https://example.com/a?b#c"),
+        json!("example.com"),
+        json!(5),
     ];
     for format in ["email", "uuid", "date", "date-time", "uri"] {
         agree(&json!({"type": "string", "format": format}), &values);
@@ -92,9 +113,19 @@ fn formats() {
 #[test]
 fn arrays_and_objects() {
     let values = [
-        json!([]), json!([1]), json!([1, 2, 3]), json!([1, 1]), json!(["a", 1]), json!([1, "a", true]),
-        json!({}), json!({"a": 1}), json!({"a": "x", "b": 2}), json!({"b": 2}), json!({"a": 1, "zz": 3}),
-        json!({"a": {"c": [1, "x"]}}), json!("x"),
+        json!([]),
+        json!([1]),
+        json!([1, 2, 3]),
+        json!([1, 1]),
+        json!(["a", 1]),
+        json!([1, "a", true]),
+        json!({}),
+        json!({"a": 1}),
+        json!({"a": "x", "b": 2}),
+        json!({"b": 2}),
+        json!({"a": 1, "zz": 3}),
+        json!({"a": {"c": [1, "x"]}}),
+        json!("x"),
     ];
     for schema in [
         json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2}),
@@ -114,7 +145,16 @@ fn arrays_and_objects() {
 
 #[test]
 fn applicators_and_references() {
-    let values = [json!("fast"), json!("slow"), json!("other"), json!(1), json!(-1), json!(null), json!({"kind": "a"}), json!({"kind": "b", "n": 1})];
+    let values = [
+        json!("fast"),
+        json!("slow"),
+        json!("other"),
+        json!(1),
+        json!(-1),
+        json!(null),
+        json!({"kind": "a"}),
+        json!({"kind": "b", "n": 1}),
+    ];
     for schema in [
         json!({"$defs": {"Mode": {"oneOf": [{"const": "fast"}, {"const": "slow"}]}}, "$ref": "#/$defs/Mode"}),
         json!({"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}),
@@ -167,23 +207,26 @@ enum Contact {
 #[test]
 fn schemas_generated_as_for_parameters() {
     let schema = generated::<Search>();
-    agree(&schema, &[
-        json!({"query": "lamp", "tags": []}),
-        json!({"query": "", "tags": []}),
-        json!({"query": "lamp"}),
-        json!({"query": "lamp", "tags": [], "limit": 0}),
-        json!({"query": "lamp", "tags": [], "limit": 51}),
-        json!({"query": "lamp", "tags": [], "limit": null}),
-        json!({"query": "lamp", "tags": [1]}),
-        json!({"query": "lamp", "tags": [], "mode": "Fast"}),
-        json!({"query": "lamp", "tags": [], "mode": "Medium"}),
-        json!({"query": "lamp", "tags": [], "contact": {"kind": "Email", "address": "a@example.com"}}),
-        json!({"query": "lamp", "tags": [], "contact": {"kind": "Email", "address": "nope"}}),
-        json!({"query": "lamp", "tags": [], "contact": {"kind": "Phone", "number": "+4912345678"}}),
-        json!({"query": "lamp", "tags": [], "contact": {"kind": "Phone", "number": "12"}}),
-        json!({"query": "lamp", "tags": [], "contact": {"kind": "Fax"}}),
-        json!([1, 2]),
-    ]);
+    agree(
+        &schema,
+        &[
+            json!({"query": "lamp", "tags": []}),
+            json!({"query": "", "tags": []}),
+            json!({"query": "lamp"}),
+            json!({"query": "lamp", "tags": [], "limit": 0}),
+            json!({"query": "lamp", "tags": [], "limit": 51}),
+            json!({"query": "lamp", "tags": [], "limit": null}),
+            json!({"query": "lamp", "tags": [1]}),
+            json!({"query": "lamp", "tags": [], "mode": "Fast"}),
+            json!({"query": "lamp", "tags": [], "mode": "Medium"}),
+            json!({"query": "lamp", "tags": [], "contact": {"kind": "Email", "address": "a@example.com"}}),
+            json!({"query": "lamp", "tags": [], "contact": {"kind": "Email", "address": "nope"}}),
+            json!({"query": "lamp", "tags": [], "contact": {"kind": "Phone", "number": "+4912345678"}}),
+            json!({"query": "lamp", "tags": [], "contact": {"kind": "Phone", "number": "12"}}),
+            json!({"query": "lamp", "tags": [], "contact": {"kind": "Fax"}}),
+            json!([1, 2]),
+        ],
+    );
 }
 
 #[test]

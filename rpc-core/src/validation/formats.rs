@@ -53,7 +53,8 @@ fn email(text: &str) -> bool {
         return false;
     }
     if domain.starts_with('[') && domain.ends_with(']') {
-        return domain.len() > 2 && domain[1..domain.len() - 1].chars().all(|c| c.is_ascii_hexdigit() || ".:".contains(c));
+        return domain.len() > 2
+            && domain[1..domain.len() - 1].chars().all(|c| c.is_ascii_hexdigit() || ".:".contains(c));
     }
     domain.split('.').all(|label| {
         !label.is_empty()
@@ -137,7 +138,10 @@ fn uri(text: &str) -> bool {
     let mut chars = scheme.chars();
     let scheme_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    scheme_ok && rest.chars().all(|c| c.is_ascii_graphic() && !"<>\"{}|\\^`".contains(c) || (!c.is_ascii() && !c.is_control()))
+    scheme_ok
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"<>\"{}|\\^`".contains(c) || (!c.is_ascii() && !c.is_control()))
 }
 
 #[cfg(test)]
@@ -157,14 +161,18 @@ mod tests {
         assert!(!uuid("67e55044-10b1-426f-9247-bb680e5fe0c"));
         assert!(date("2024-02-29") && !date("2023-02-29") && !date("2024-13-01") && !date("24-01-01"));
         assert!(date_time("2026-12-02T06:30:51Z") && date_time("2026-12-02T06:30:51.123+02:00"));
-        assert!(!date_time("2026-12-02 06:30:51Z") && !date_time("2026-12-02T25:00:00Z") && !date_time("2026-12-02T06:30"));
-        assert!(uri("https://example.com/a?b=c") && uri("urn:isbn:0451450523") && !uri("no scheme") && !uri("1http://x"));
+        assert!(
+            !date_time("2026-12-02 06:30:51Z") && !date_time("2026-12-02T25:00:00Z") && !date_time("2026-12-02T06:30")
+        );
+        assert!(
+            uri("https://example.com/a?b=c") && uri("urn:isbn:0451450523") && !uri("no scheme") && !uri("1http://x")
+        );
         assert!(valid("uint32", "anything"), "unknown formats annotate");
     }
 
     #[test]
     fn types_and_equality() {
-                assert!(equal(&json!(1), &json!(1.0)));
+        assert!(equal(&json!(1), &json!(1.0)));
         assert!(equal(&json!({"a": [1, {"b": 2}]}), &json!({"a": [1.0, {"b": 2}]})));
         assert!(!equal(&json!("1"), &json!(1)));
     }

@@ -2,6 +2,8 @@
 // as does an attribute the service macro does not know about; the crate
 // can also be named explicitly with `crate = "..."` (a path from the crate
 // root: this case is the module `attributes_under_other_names` of tests/ui.rs).
+use mcp::mcp_prompt as prompt;
+use mcp::mcp_resource as resource;
 use mcp::mcp_tool as tool;
 use rpc::info as meta;
 
@@ -33,6 +35,24 @@ impl Svc {
     #[meta(skip)]
     pub fn internal(&self, _handle: std::rc::Rc<u8>) {}
 
+    /// A resource through the aliased `mcp_resource`.
+    #[resource(uri = "svc://items/{id}", mime_type = "text/plain")]
+    pub fn item(&self, id: u32) -> String {
+        id.to_string()
+    }
+
+    /// A prompt through the aliased `mcp_prompt`.
+    #[prompt(name = "svc-greeting")]
+    pub fn greeting(&self, who: String) -> String {
+        format!("Hello {who}")
+    }
+
+    /// A completion through its path.
+    #[mcp::mcp_complete(prompt = "svc-greeting", argument = "who")]
+    pub fn names(&self, value: String) -> Vec<String> {
+        vec![value]
+    }
+
     /// Both names of `mcp_tool`: the path one is recognised directly.
     #[mcp::mcp_tool(open_world_hint = false)]
     pub fn world(&self) -> bool {
@@ -55,7 +75,16 @@ pub fn main() {
     Svc.internal(std::rc::Rc::new(0)); // skipped: an ordinary method
     let registry = rpc::Registry::builder().service(Svc).service(Other).build().expect("registry builds");
     let names: Vec<&str> = registry.version(1).expect("v1").iter().map(|m| m.name()).collect();
-    assert_eq!(names, ["Other.ping", "Svc.find", "Svc.search", "Svc.world"]);
+    assert_eq!(names, ["Other.ping", "Svc.find", "Svc.greeting", "Svc.item", "Svc.names", "Svc.search", "Svc.world"]);
+    let item = registry.method(1, "Svc.item", Some("mcp")).expect("item");
+    assert!(matches!(item.descriptor().mcp, rpc::McpRole::Resource(spec) if spec.uri == "svc://items/{id}"));
+    let greeting = registry.method(1, "Svc.greeting", Some("mcp")).expect("greeting");
+    assert!(matches!(greeting.descriptor().mcp, rpc::McpRole::Prompt(spec) if spec.name == Some("svc-greeting")));
+    let names = registry.method(1, "Svc.names", Some("mcp")).expect("names");
+    assert!(matches!(
+        names.descriptor().mcp,
+        rpc::McpRole::Completion(spec) if spec.argument == "who" && spec.target == rpc::CompletionTarget::Prompt("svc-greeting")
+    ));
     let search = registry.method(1, "Svc.search", Some("mcp")).expect("search");
     assert_eq!(search.descriptor().tool.title, Some("Search"));
     assert_eq!(search.descriptor().tool.read_only_hint, Some(true));

@@ -29,7 +29,9 @@ fn post(body: serde_json::Value, session: Option<&str>) -> http::Request<http_bo
     request.body(http_body_util::Full::new(bytes::Bytes::from(body.to_string()))).expect("a request")
 }
 
-async fn json_of(response: http::Response<impl http_body::Body<Data = bytes::Bytes, Error = impl std::fmt::Debug>>) -> serde_json::Value {
+async fn json_of(
+    response: http::Response<impl http_body::Body<Data = bytes::Bytes, Error = impl std::fmt::Debug>>,
+) -> serde_json::Value {
     use http_body_util::BodyExt as _;
     let bytes = response.into_body().collect().await.expect("a body").to_bytes();
     let text = std::str::from_utf8(&bytes).expect("UTF-8");

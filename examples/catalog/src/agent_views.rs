@@ -1,0 +1,78 @@
+//! What AI agents read from the catalog besides its tools: each product as
+//! an MCP resource (`catalog://products/{id}`), a prompt that asks for a
+//! review of a product, and completion of product names and ids. They are
+//! methods of [`Catalog`] like the tools, so they run through the same
+//! pipeline (validation, the cache of `Catalog.product`, events) and are
+//! JSON-RPC methods too.
+
+use mcp::{Content, PromptMessage, mcp_complete, mcp_prompt, mcp_resource};
+
+use crate::services::{Catalog, CatalogError, Mcp, Product};
+
+/// The most suggestions a completion gives (MCP sends at most 100).
+const MAX_SUGGESTIONS: usize = 100;
+
+#[rpc::service(groups(Mcp))]
+impl Catalog {
+    /// One product, as JSON.
+    ///
+    /// # Arguments
+    /// * `id` - Product id
+    #[mcp_resource(
+        uri = "catalog://products/{id}",
+        name = "product",
+        title = "Product",
+        mime_type = "application/json"
+    )]
+    #[rpc::cache(ttl = 300, env(prod, dev))]
+    pub fn product(&self, #[rpc(range(min = 1))] id: u64) -> Result<Product, CatalogError> {
+        self.product_by_id(id)
+    }
+
+    /// Ask for a short review of a product.
+    ///
+    /// The product's data comes embedded, so the model reviews what the
+    /// catalog holds.
+    ///
+    /// # Arguments
+    /// * `name` - The product's name
+    /// * `tone` - How the review should sound
+    #[mcp_prompt(title = "Review a product")]
+    pub fn review(
+        &self,
+        #[rpc(length(min = 1, max = 100))] name: String,
+        #[rpc(default = "neutral", one_of("friendly", "neutral", "critical"))] tone: String,
+    ) -> Result<Vec<PromptMessage>, CatalogError> {
+        let product = self.product_by_name(&name).ok_or(CatalogError::NoSuchName(name))?;
+        let json = serde_json::to_string(&product).unwrap_or_default();
+        Ok(vec![
+            PromptMessage::user(Content::embedded_text(
+                format!("catalog://products/{}", product.id),
+                "application/json",
+                json,
+            )),
+            PromptMessage::user(Content::text(format!(
+                "Write a {tone} review of the product above in three sentences."
+            ))),
+        ])
+    }
+
+    /// Product names starting with what was typed (case-insensitive).
+    ///
+    /// # Arguments
+    /// * `value` - What was typed so far
+    #[mcp_complete(prompt = "Catalog.review", argument = "name")]
+    pub fn complete_name(&self, value: String) -> Vec<String> {
+        let typed = value.to_lowercase();
+        self.names_where(|name| name.to_lowercase().starts_with(&typed), MAX_SUGGESTIONS + 1)
+    }
+
+    /// Product ids starting with the digits typed.
+    ///
+    /// # Arguments
+    /// * `value` - The digits typed so far
+    #[mcp_complete(resource = "catalog://products/{id}", argument = "id")]
+    pub fn complete_id(&self, value: String) -> Vec<String> {
+        self.ids_where(|id| id.starts_with(&value), MAX_SUGGESTIONS + 1)
+    }
+}
