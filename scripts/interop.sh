@@ -14,7 +14,8 @@
 #      against the conformance server's /mcp: 0.1.16 (handshake era), judged
 #      against scripts/interop/conformance-expected-failures.yml, and
 #      0.2.0-alpha.12 --requirements 2026-07-28, judged against
-#      scripts/interop/conformance-expected-failures-2026-07-28.yml.
+#      scripts/interop/conformance-expected-failures-2026-07-28.yml (a
+#      missing file: every scenario must pass; 0.1.16 has none left).
 #
 # Usage (from the repository root): scripts/interop.sh [--release]
 # Environment:
@@ -224,8 +225,11 @@ run_suite() {
   # The suite's own exit code is 1 for unexpected failures and also for baseline
   # entries that now pass; conformance_baseline.py decides (the latter is a note).
   local status=0
+  # No baseline file: every scenario must pass.
+  local expected=()
+  [[ -f $baseline ]] && expected=(--expected-failures "$baseline")
   timeout 900 "${suite[@]}" server --url "$conformance_url/mcp" "$@" \
-    --expected-failures "$baseline" -o "$results" >"$work/conformance-$name.log" 2>&1 || status=$?
+    "${expected[@]}" -o "$results" >"$work/conformance-$name.log" 2>&1 || status=$?
   grep -E '^(=== SUMMARY|[✓✗] |Total:)' "$work/conformance-$name.log" || true
   local announced
   announced=$(sed -n 's/^Running [a-z0-9 -]* (\([0-9]*\) scenarios).*/\1/p' "$work/conformance-$name.log" | head -n1)

@@ -76,7 +76,7 @@ fn check_message(message: Result<Message<'_>, Invalid<'_>>, accept_responses: bo
                 agree(&request, oracle);
             }
         }
-        Ok(Message::Response { id }) => {
+        Ok(Message::Response { id, .. }) => {
             assert!(accept_responses, "a response is recognised only when asked for");
             assert!(is_valid_id(id), "response id {:?}", id.get());
             if let Some(oracle) = oracle {

@@ -118,6 +118,14 @@ pub struct McpConfig {
     pub public_url: Option<rpc::server::PublicUrl>,
     /// The AI clients served a manifest.
     pub manifests: crate::documents::manifest::Manifests,
+    /// How long a method waits for the client's answer to a question
+    /// (handshake era, stdio).
+    pub ask_timeout: Duration,
+    /// How long a 2026-07-28 `requestState` stays valid.
+    pub request_state_ttl: Duration,
+    /// The key `requestState` is sealed with (random unless set: instances
+    /// that share clients need the same one).
+    pub request_state_key: crate::state_key::StateKey,
 }
 
 impl McpConfig {
@@ -127,7 +135,8 @@ impl McpConfig {
     /// minutes, invalid arguments as `-32602`, 256 queued events per request,
     /// keep-alives every 15 s, 8 listen streams per client and 1,024 in
     /// all, no registry listing, manifests for the
-    /// standard clients.
+    /// standard clients; questions to clients answered within 5 minutes,
+    /// request states valid for 10 minutes under a random key.
     pub fn new(server_info: ServerInfo) -> Self {
         McpConfig {
             server_info,
@@ -148,6 +157,9 @@ impl McpConfig {
             registry: None,
             public_url: None,
             manifests: crate::documents::manifest::Manifests::standard(),
+            ask_timeout: Duration::from_secs(300),
+            request_state_ttl: Duration::from_secs(600),
+            request_state_key: crate::state_key::StateKey::random(),
         }
     }
 }

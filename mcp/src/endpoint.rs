@@ -194,6 +194,27 @@ impl McpEndpointBuilder {
         Ok(self)
     }
 
+    /// How long a method waits for the client's answer to a question
+    /// (handshake era, stdio; default 5 minutes: a person may be answering).
+    pub fn ask_timeout(mut self, timeout: Duration) -> Self {
+        self.config.ask_timeout = timeout;
+        self
+    }
+
+    /// The secret 2026-07-28 `requestState`s are sealed with: instances
+    /// behind one load balancer need the same (default: a random key, so a
+    /// state is valid on this instance, until it restarts).
+    pub fn request_state_secret(mut self, secret: &[u8]) -> Self {
+        self.config.request_state_key = crate::state_key::StateKey::from_secret(secret);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default 10 minutes).
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.config.request_state_ttl = ttl;
+        self
+    }
+
     /// Which protocol eras the endpoint serves (default: both, on one URL).
     pub fn eras(mut self, eras: Eras) -> Self {
         self.config.eras = eras;
@@ -308,6 +329,7 @@ impl McpEndpointBuilder {
                 translations,
                 inflight: InFlight::default(),
                 listen_slots,
+                pending: Arc::default(),
             }),
         };
         McpEndpoint { server, security: self.security }

@@ -35,6 +35,7 @@
 
 pub mod app;
 mod arguments;
+pub mod ask;
 pub mod call;
 pub mod changes;
 pub mod completion;
@@ -53,6 +54,7 @@ pub mod resources;
 pub mod server;
 pub mod server_info;
 pub mod session;
+pub mod state_key;
 #[cfg(feature = "settings")]
 pub mod settings;
 pub mod stdio;
@@ -60,6 +62,7 @@ pub mod tools;
 pub mod uri_template;
 
 pub use app::{App, AppError};
+pub use ask::{AskClient, ElicitAction, Elicitation, Root};
 pub use changes::{ListChange, ListChanges};
 pub use config::{CacheScope, Eras, Icon, InvalidArguments, McpConfig, ServerInfo};
 pub use content::{Blob, Content, ResourceContents};
@@ -77,4 +80,5 @@ pub use server::McpServer;
 /// The runtime crate, for applications that depend on `mcp` alone:
 /// `#[mcp::rpc::service]`, `mcp::rpc::Registry`, ...
 pub use rpc;
+pub use state_key::StateKey;
 pub use session::{ClientInfo, InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};

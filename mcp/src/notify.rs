@@ -81,6 +81,12 @@ impl NotificationSink {
         (Arc::new(sink), rx)
     }
 
+    /// Queues a request of the server to the client (a question of the
+    /// call); `false` when the queue is full (the client reads too slowly).
+    pub(crate) fn request(&self, frame: Vec<u8>) -> bool {
+        self.tx.try_send(Bytes::from(frame)).is_ok()
+    }
+
     fn push(&self, frame: Vec<u8>) {
         if self.tx.try_send(Bytes::from(frame)).is_err() {
             self.dropped.fetch_add(1, Ordering::Relaxed);

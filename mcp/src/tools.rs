@@ -35,6 +35,8 @@ pub struct Tool {
     pub returns_content: bool,
     /// Parameters mirrored into headers.
     pub mirrored: Vec<MirroredParam>,
+    /// The method takes the request context (so it may ask the client).
+    pub takes_context: bool,
 }
 
 impl Tool {
@@ -147,6 +149,7 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, tex
             method: Arc::clone(m),
             returns_content: m.schemas().result.as_ref().is_some_and(is_content_schema),
             mirrored: mirrored_params(m),
+            takes_context: m.descriptor().params.iter().any(|p| !p.is_param),
         })
         .collect();
     let pages = Pages::build("tools", texts, config, |language, version| {

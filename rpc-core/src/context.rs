@@ -236,6 +236,7 @@ pub struct Context {
     client: ClientView,
     sink: Option<Arc<dyn EventSink>>,
     identity: Option<Arc<Identity>>,
+    asker: Option<Arc<dyn crate::ask::ClientAsker>>,
 }
 
 impl fmt::Debug for Context {
@@ -246,6 +247,7 @@ impl fmt::Debug for Context {
             .field("client", &self.client)
             .field("sink", &self.sink.is_some())
             .field("identity", &self.identity)
+            .field("asker", &self.asker.is_some())
             .finish()
     }
 }
@@ -253,7 +255,14 @@ impl fmt::Debug for Context {
 impl Context {
     /// A context whose events go to `tracing` (what `/rpc` calls get).
     pub fn traced(transport: Transport, method: impl Into<Cow<'static, str>>) -> Self {
-        Context { transport, method: method.into(), client: ClientView::default(), sink: None, identity: None }
+        Context {
+            transport,
+            method: method.into(),
+            client: ClientView::default(),
+            sink: None,
+            identity: None,
+            asker: None,
+        }
     }
 
     /// A context whose events go to `sink`, for a client seen as `client`.
@@ -263,18 +272,40 @@ impl Context {
         client: ClientView,
         sink: Arc<dyn EventSink>,
     ) -> Self {
-        Context { transport, method: method.into(), client, sink: Some(sink), identity: None }
+        Context { transport, method: method.into(), client, sink: Some(sink), identity: None, asker: None }
     }
 
     /// A context for a client seen as `client`, whose events go to `tracing`.
     pub fn for_client(transport: Transport, method: impl Into<Cow<'static, str>>, client: ClientView) -> Self {
-        Context { transport, method: method.into(), client, sink: None, identity: None }
+        Context { transport, method: method.into(), client, sink: None, identity: None, asker: None }
     }
 
     /// The context of a caller the endpoint's access policy identified.
     pub fn with_identity(mut self, identity: Option<Arc<Identity>>) -> Self {
         self.identity = identity;
         self
+    }
+
+    /// The context of a transport that can ask the client (see [`ask_client`](Self::ask_client)).
+    pub fn with_asker(mut self, asker: Arc<dyn crate::ask::ClientAsker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// Whether the transport can ask the client during this call.
+    pub fn can_ask(&self) -> bool {
+        self.asker.is_some()
+    }
+
+    /// Asks the client `method` with `params` and waits for its answer
+    /// (see [`ask`](crate::ask)); `key` names the question within the call.
+    /// Fails with [`CANNOT_ASK`](crate::ask::CANNOT_ASK) where the
+    /// transport cannot ask (JSON-RPC over `/rpc`, a client without a stream).
+    pub async fn ask_client(&self, key: &str, method: &str, params: Value) -> Result<Value, crate::RpcError> {
+        match &self.asker {
+            Some(asker) => asker.ask(key, method, params).await,
+            None => Err(crate::ask::cannot_ask(method)),
+        }
     }
 
     /// Who made the request, as the endpoint's

@@ -48,6 +48,7 @@
 // The macros refer to this crate as `::rpc` when it uses them itself.
 extern crate self as rpc;
 
+pub mod ask;
 pub mod call;
 pub mod clock;
 pub mod context;

@@ -14,6 +14,7 @@ which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then c
     notifications arrive (increasing, up to the total) and a log message;
   * resources (a template and a read, an unknown URI), a prompt with arguments and
     completion of a prompt argument and of a template variable;
+  * a tool that asks the user (elicitation) before it cancels subscriptions;
   * the protocol-level ping (legacy only: 2026-07-28 removed it), and tools/call ping:
     "pong x" (JSON text, and structuredContent).
 With --token, every request carries `Authorization: Bearer T` (a server started with
@@ -97,9 +98,17 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
     async def on_log(params: Any) -> None:
         logs.append(params)
 
+    questions: list[Any] = []
+
+    async def on_elicit(context: Any, params: Any) -> Any:
+        from mcp.types import ElicitResult
+        questions.append(params)
+        return ElicitResult(action="accept", content={"confirm": True})
+
     if server is None:
         server = server_for(url, token, language)
-    async with Client(server, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log) as client:
+    async with Client(server, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log,
+                      elicitation_callback=on_elicit) as client:
         info = client.server_info
         print(f"connected ({mode}): protocol {client.protocol_version}, server {info.name if info else '?'} "
               f"{info.version if info else ''}")
@@ -254,6 +263,17 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
         ids = await client.complete(ResourceTemplateReference(type="ref/resource", uri="catalog://products/{id}"),
                                     {"name": "id", "value": "10"})
         checker.check(ids.completion.values == ["10", "100"], "completion/complete of a product id", ids.completion)
+
+        # A destructive tool asks the user first (elicitation: a request on the
+        # stream in the handshake era, an input-required round in 2026-07-28).
+        email = f"elicit-{mode}@example.com"
+        await client.call_tool("Catalog.subscribe", {"id": 3, "email": email})
+        await client.call_tool("Catalog.subscribe", {"id": 4, "email": email})
+        result = await client.call_tool("Catalog.unsubscribe_all", {"email": email})
+        checker.check(len(questions) == 1 and "Cancel all 2" in getattr(questions[0], "message", ""),
+                      "Catalog.unsubscribe_all asks the user to confirm", questions)
+        checker.check(result.is_error is False and json_texts(result) == [f"cancelled 2 subscriptions of {email}"],
+                      "Catalog.unsubscribe_all cancels after the confirmation", texts(result))
 
 
 def leaves(error: BaseException) -> list[BaseException]:

@@ -22,6 +22,7 @@ mod jsonrpc_schemas;
 mod jsonrpc_services;
 mod jsonrpc_spec;
 mod jsonrpc_versions;
+mod mcp_asking;
 mod mcp_context;
 mod mcp_documents;
 mod mcp_http;

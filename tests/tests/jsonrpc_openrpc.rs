@@ -97,6 +97,7 @@ async fn methods_are_sorted_by_name() {
             "Catalog.stats",
             "Catalog.subscribe",
             "Catalog.unsubscribe",
+            "Catalog.unsubscribe_all",
             "ping"
         ],
         "every v1 method, sorted"

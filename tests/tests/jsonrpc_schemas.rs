@@ -179,7 +179,7 @@ async fn every_live_result_matches_its_output_schema() {
     let mut covered = BTreeSet::new();
     let first = "5b6f0c1e-0000-4000-8000-000000000001";
     let second = "5b6f0c1e-0000-4000-8000-000000000002";
-    let calls: [(u32, &str, Value); 32] = [
+    let calls: [(u32, &str, Value); 34] = [
         (1, "Activity.summary", Value::Null),
         (2, "Activity.summary", Value::Null),
         (1, "ping", Value::Null),
@@ -195,6 +195,8 @@ async fn every_live_result_matches_its_output_schema() {
         (1, "Catalog.review", json!({"name": "n5"})),
         (1, "Catalog.complete_name", json!({"value": "n1"})),
         (1, "Catalog.complete_id", json!({"value": "9"})),
+        (1, "Catalog.unsubscribe_all", json!({"email": "nobody@example.com"})),
+        (2, "Catalog.unsubscribe_all", json!({"email": "nobody@example.com"})),
         (2, "Catalog.product", json!({"id": 6})),
         (2, "Catalog.review", json!({"name": "n6", "tone": "critical"})),
         (2, "Catalog.complete_name", json!({"value": ""})),

@@ -81,6 +81,7 @@ async fn lists_every_tool_across_pages() {
             "Catalog.stats",
             "Catalog.subscribe",
             "Catalog.unsubscribe",
+            "Catalog.unsubscribe_all",
             "ping"
         ],
         "deterministic order, admin-only Catalog.reindex excluded"
@@ -117,6 +118,7 @@ async fn version_two_has_its_own_tools() {
             "Catalog.stats",
             "Catalog.subscribe",
             "Catalog.unsubscribe",
+            "Catalog.unsubscribe_all",
             "ping"
         ]
     );

@@ -28,7 +28,8 @@ async fn one_service_among_many_linked() {
             "Catalog.search",
             "Catalog.stats",
             "Catalog.subscribe",
-            "Catalog.unsubscribe"
+            "Catalog.unsubscribe",
+            "Catalog.unsubscribe_all"
         ]
     );
     assert_eq!(registry.versions().collect::<Vec<_>>(), [1], "CatalogV2 was not registered");

@@ -1,11 +1,12 @@
 //! What AI agents read from the catalog besides its tools: each product as
 //! an MCP resource (`catalog://products/{id}`), a prompt that asks for a
-//! review of a product, and completion of product names and ids. They are
-//! methods of [`Catalog`] like the tools, so they run through the same
-//! pipeline (validation, the cache of `Catalog.product`, events) and are
-//! JSON-RPC methods too.
+//! review of a product, and completion of product names and ids; and a
+//! destructive tool that asks the user to confirm first. They are methods
+//! of [`Catalog`] like the tools, so they run through the same pipeline
+//! (validation, the cache of `Catalog.product`, events) and are JSON-RPC
+//! methods too.
 
-use mcp::{Content, PromptMessage, mcp_complete, mcp_prompt, mcp_resource};
+use mcp::{AskClient, Content, PromptMessage, mcp_complete, mcp_prompt, mcp_resource, mcp_tool};
 
 use crate::services::{Catalog, CatalogError, Mcp, Product};
 
@@ -74,5 +75,33 @@ impl Catalog {
     #[mcp_complete(resource = "catalog://products/{id}", argument = "id")]
     pub fn complete_id(&self, value: String) -> Vec<String> {
         self.ids_where(|id| id.starts_with(&value), MAX_SUGGESTIONS + 1)
+    }
+
+    /// Cancel every restock notice of an email address, once the user
+    /// confirmed it.
+    ///
+    /// Asks the user (MCP elicitation) before removing anything; over
+    /// JSON-RPC, where nobody can be asked, it refuses.
+    ///
+    /// # Arguments
+    /// * `email` - The address whose subscriptions end
+    #[mcp_tool(title = "Cancel all subscriptions of an address", destructive_hint = true, idempotent_hint = true)]
+    pub async fn unsubscribe_all(&self, ctx: mcp::Context, #[rpc(email)] email: String) -> Result<String, rpc::RpcError> {
+        let count = self.subscriptions_of(&email);
+        if count == 0 {
+            return Ok(format!("{email} has no subscriptions"));
+        }
+        let question = format!("Cancel all {count} restock notices of {email}?");
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean", "title": "Cancel them", "default": false}},
+            "required": ["confirm"]
+        });
+        let answer = ctx.elicit("confirm", &question, schema).await?;
+        if !answer.accepted_bool("confirm") {
+            return Ok(format!("kept the subscriptions of {email}"));
+        }
+        let removed = self.remove_subscriptions_of(&email);
+        Ok(format!("cancelled {removed} subscriptions of {email}"))
     }
 }

@@ -195,6 +195,20 @@ impl Catalog {
         self.products().iter().map(|p| p.id.to_string()).filter(|id| keep(id)).take(limit).collect()
     }
 
+    /// How many subscriptions `email` holds.
+    pub(crate) fn subscriptions_of(&self, email: &str) -> usize {
+        let subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        subscriptions.iter().filter(|s| s.email.eq_ignore_ascii_case(email)).count()
+    }
+
+    /// Removes every subscription of `email`; how many there were.
+    pub(crate) fn remove_subscriptions_of(&self, email: &str) -> usize {
+        let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        let before = subscriptions.len();
+        subscriptions.retain(|s| !s.email.eq_ignore_ascii_case(email));
+        before - subscriptions.len()
+    }
+
     fn find(&self, query: &str, limit: u32) -> Vec<Product> {
         let query = query.to_lowercase();
         self.products()

@@ -7,6 +7,7 @@
 //! then the suite with `npx @modelcontextprotocol/conformance server --url
 //! http://127.0.0.1:3000/mcp`; `scripts/interop.sh` does both.
 
+pub mod asking;
 pub mod library;
 pub mod services;
 
@@ -14,12 +15,13 @@ use mcp::{ListChanges, McpEndpoint, ServerInfo};
 use rpc::server::Router;
 use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError, Security};
 
+pub use asking::Asking;
 pub use library::Library;
 pub use services::{Conformance, Fixtures};
 
 /// The registry: the fixture service, whose change trigger notifies `changes`.
 pub fn registry(changes: ListChanges) -> Result<Registry, RegistryError> {
-    Registry::builder().service(Fixtures::new(changes)).service(Library).build()
+    Registry::builder().service(Fixtures::new(changes)).service(Library).service(Asking).build()
 }
 
 /// The whole application: `/mcp` (the `conformance` group), accepting

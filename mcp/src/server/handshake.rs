@@ -70,7 +70,17 @@ pub(crate) async fn single(
         Ok(found) => found,
         Err(reply) => return reply,
     };
-    let Message::Request(req) = message else { return Reply::Accepted };
+    let req = match message {
+        Message::Request(req) => req,
+        Message::Response { id, result, error } => {
+            // The answer to one of the server's questions of this conversation.
+            let conversation = incoming.cancel_scope.unwrap_or(&session.id);
+            if !inner.pending.answer(conversation, id, *result, *error) {
+                tracing::debug!(id = %rpc::logged::logged(id.get()), "a response to no open question");
+            }
+            return Reply::Accepted;
+        }
+    };
     let Some(id) = req.id else {
         notification(inner, &session, incoming, req);
         return Reply::Accepted;
@@ -135,6 +145,8 @@ async fn tool_call(
         identity: incoming.caller.identity.clone(),
         input_bytes: req.params.map_or(0, |p| p.get().len()),
         language: incoming.caller.language,
+        conversation: Some(Cow::Borrowed(incoming.cancel_scope.unwrap_or(&session.id))),
+        round: None,
     };
     tool_call::answer(Arc::clone(inner), call, incoming.accepts, handshake_status).await
 }
@@ -174,6 +186,9 @@ async fn plain(
                     identity: incoming.caller.identity.clone(),
                     input_bytes: req.params.map_or(0, |p| p.get().len()),
                     language,
+                    // A batch's answer is one message: no stream to ask on.
+                    conversation: None,
+                    round: None,
                 };
                 // Boxed: a batch's futures stay small.
                 let finished = Box::pin(tool_call::run(Arc::clone(inner), call, None)).await;
@@ -244,7 +259,7 @@ async fn beyond_tools(inner: &Inner, session: &Session, asked: &Asked, req: &Rpc
             let Some(name) = params.name.and_then(json_str) else {
                 return Err(params_error(RpcError::invalid_params("params.name must be a string")));
             };
-            methods::get_prompt(inner, features, asked, &name, params.arguments).await
+            methods::get_prompt(inner, features, asked, &name, params.arguments, None).await
         }
         _ => {
             let params = req.params_as::<CompleteParams<'_>>().map_err(params_error)?.unwrap_or_default();
@@ -328,7 +343,11 @@ pub(crate) async fn batch(inner: &Arc<Inner>, tools: &ToolSet, incoming: &Incomi
                 write_error(&mut out, invalid.id, &ProtocolError::from_rpc(&invalid.error, env));
                 (Some(out), None)
             }
-            Ok(Message::Response { .. }) => (None, None),
+            Ok(Message::Response { id, result, error }) => {
+                let conversation = incoming.cancel_scope.unwrap_or(&session.id);
+                inner.pending.answer(conversation, id, result, error);
+                (None, None)
+            }
             Ok(Message::Request(req)) if req.method == "initialize" => {
                 let error = self::invalid("`initialize` cannot be part of a batch");
                 (

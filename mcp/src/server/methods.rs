@@ -15,6 +15,7 @@ use rpc::{Call, ClientView, Context, Execution, Identity, Method, Params, RpcErr
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::askers::Round;
 use super::state::Inner;
 use crate::call::ProtocolError;
 use crate::completion::{self, Reference};
@@ -83,15 +84,21 @@ pub(crate) fn list(
     page.map(|p| p.to_vec()).ok_or_else(|| invalid_params("Invalid cursor"))
 }
 
-/// Runs `method` with `arguments` through the executor.
+/// Runs `method` with `arguments` through the executor; with a `round`,
+/// the method may ask the client (2026-07-28), and an `InputRequiredResult`
+/// replaces its result when it asked what the round does not answer.
 async fn run(
     inner: &Inner,
     asked: &Asked,
     method: &Arc<Method>,
     arguments: Map<String, Value>,
-) -> (Result<Box<RawValue>, ProtocolError>, Vec<Execution>) {
-    let context =
+    round: Option<&Round>,
+) -> (Result<Box<RawValue>, ProtocolError>, Vec<Execution>, Option<Vec<u8>>) {
+    let mut context =
         Context::for_client(Transport::Mcp, method.name(), asked.client.clone()).with_identity(asked.identity.clone());
+    if let Some(round) = round {
+        context = context.with_asker(round.asker.clone());
+    }
     let call = Call::new(method.name(), asked.version, Params::Named(arguments))
         .resolved(Arc::clone(method))
         .scope(&inner.group)
@@ -105,7 +112,14 @@ async fn run(
         Err(e) => Err(ProtocolError::from_rpc(e, env)),
     };
     let executions = if execution.wants_response_sent() { vec![execution] } else { Vec::new() };
-    (result, executions)
+    let input_required = round.and_then(|round| {
+        let meta = crate::tools::server_info_meta(&inner.texts(asked.language).server_info);
+        round.input_required(&inner.config, &meta).map(|mut body| {
+            body.push(b'}');
+            body
+        })
+    });
+    (result, executions, input_required)
 }
 
 /// Closes a result object: in 2026-07-28, `resultType` and the server's
@@ -127,7 +141,7 @@ pub(crate) async fn read(inner: &Inner, features: &Features, asked: &Asked, uri:
         return Err(ProtocolError::new(code, "Resource not found").with_data(json!({"uri": shown})));
     };
     let arguments = crate::arguments::typed(&resource.method, variables);
-    let (result, executions) = run(inner, asked, &resource.method, arguments).await;
+    let (result, executions, _) = run(inner, asked, &resource.method, arguments, None).await;
     let contents = resource.contents(uri, &result?).map_err(|why| {
         tracing::error!(method = resource.method.name(), "a resource's result is not contents: {why}");
         ProtocolError::new(
@@ -154,6 +168,7 @@ pub(crate) async fn get_prompt(
     asked: &Asked,
     name: &str,
     arguments: Option<Value>,
+    round: Option<(Option<Value>, Option<&str>)>,
 ) -> Answer {
     let Some(prompt) = features.prompts.get(name) else {
         let shown: String = name.chars().take(128).collect();
@@ -179,7 +194,19 @@ pub(crate) async fn get_prompt(
         Some(_) => return Err(invalid_params("`arguments` must be an object of strings")),
     };
     let arguments = crate::arguments::typed(&prompt.method, texts);
-    let (result, executions) = run(inner, asked, &prompt.method, arguments).await;
+    // A prompt that takes a context may ask (2026-07-28: in rounds).
+    let takes_context = prompt.method.descriptor().params.iter().any(|p| !p.is_param);
+    let round = match round.filter(|_| takes_context) {
+        Some((responses, state)) => Some(
+            Round::open(&inner.config, "prompts/get", name, &arguments, responses, state)
+                .map_err(|e| ProtocolError::from_rpc(&e, inner.executor.environment()))?,
+        ),
+        None => None,
+    };
+    let (result, executions, input_required) = run(inner, asked, &prompt.method, arguments, round.as_ref()).await;
+    if let Some(body) = input_required {
+        return Ok((body, executions));
+    }
     let messages = prompt.messages(&result?).map_err(|why| {
         tracing::error!(method = prompt.method.name(), "a prompt's result is not messages: {why}");
         ProtocolError::new(
@@ -253,7 +280,7 @@ pub(crate) async fn complete(
         };
     texts.push(("value".into(), value.to_owned()));
     let arguments = crate::arguments::typed(provider, texts);
-    let (result, executions) = run(inner, asked, provider, arguments).await;
+    let (result, executions, _) = run(inner, asked, provider, arguments, None).await;
     let completion = completion::completion(Some(&result?)).map_err(|why| {
         tracing::error!(method = provider.name(), "{why}");
         ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "the completion method did not return a list of strings")

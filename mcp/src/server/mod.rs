@@ -28,6 +28,7 @@
 //! # }
 //! ```
 
+mod askers;
 mod cancel;
 mod handshake;
 mod incoming;
@@ -35,6 +36,8 @@ mod listen;
 pub(crate) mod listen_slots;
 mod methods;
 mod params;
+pub(crate) mod pending;
+pub(crate) mod request_state;
 mod reply;
 pub(crate) mod state;
 mod stateless;
@@ -127,7 +130,7 @@ impl McpServer {
             }
             Body::Single(Ok(message)) if eras.handshake() => handshake::single(inner, tools, &incoming, message).await,
             Body::Batch(items) if eras.handshake() => handshake::batch(inner, tools, &incoming, items).await,
-            Body::Single(Ok(Message::Response { id })) => {
+            Body::Single(Ok(Message::Response { id, .. })) => {
                 let error = invalid("this endpoint takes requests and notifications, not responses");
                 Reply::error(stateless_status(error.code), Some(id), &error)
             }

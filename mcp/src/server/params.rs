@@ -28,6 +28,12 @@ pub(crate) struct CallParams<'a> {
     pub name: Option<&'a RawValue>,
     #[serde(default)]
     pub arguments: Option<Value>,
+    /// 2026-07-28: the answers to an input-required round.
+    #[serde(rename = "inputResponses", default)]
+    pub input_responses: Option<Value>,
+    /// 2026-07-28: the state of the round, echoed.
+    #[serde(rename = "requestState", borrow, default)]
+    pub request_state: Option<Cow<'a, str>>,
 }
 
 /// `tools/list`.
@@ -58,6 +64,12 @@ pub(crate) struct PromptParams<'a> {
     pub name: Option<&'a RawValue>,
     #[serde(default)]
     pub arguments: Option<Value>,
+    /// 2026-07-28: the answers to an input-required round.
+    #[serde(rename = "inputResponses", default)]
+    pub input_responses: Option<Value>,
+    /// 2026-07-28: the state of the round, echoed.
+    #[serde(rename = "requestState", borrow, default)]
+    pub request_state: Option<Cow<'a, str>>,
 }
 
 /// `completion/complete`.

@@ -36,6 +36,8 @@ pub(crate) struct Inner {
     pub inflight: InFlight,
     /// The open `subscriptions/listen` streams, per client and in all.
     pub listen_slots: Arc<ListenSlots>,
+    /// The server's questions to clients awaiting an answer.
+    pub pending: Arc<super::pending::Pending>,
 }
 
 /// What the endpoint serves besides tools, for its capabilities.

@@ -21,6 +21,7 @@ use rpc::jsonrpc::response::write_result;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::askers::Round;
 use super::incoming::Incoming;
 use super::listen::listen;
 use super::methods::{self, Asked};
@@ -256,6 +257,21 @@ async fn call(
     {
         return fail(error);
     }
+    // A tool that may ask the client gets an input-required round.
+    let round = match tools.get(&name).filter(|t| t.takes_context) {
+        None => None,
+        Some(_) => match Round::open(
+            &inner.config,
+            "tools/call",
+            &name,
+            &arguments,
+            params.input_responses,
+            params.request_state.as_deref(),
+        ) {
+            Ok(round) => Some(round),
+            Err(error) => return fail(ProtocolError::from_rpc(&error, inner.executor.environment())),
+        },
+    };
     let call = ToolCall {
         id: Cow::Borrowed(id),
         name,
@@ -269,6 +285,8 @@ async fn call(
         identity: incoming.caller.identity.clone(),
         input_bytes,
         language: incoming.caller.language,
+        conversation: None,
+        round,
     };
     tool_call::answer(Arc::clone(inner), call, incoming.accepts, stateless_status).await
 }
@@ -314,7 +332,8 @@ async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_
                 None => Err(invalid_params("params.name must be a string")),
                 Some(name) => {
                     let asked = asked(admitted.client, admitted.input_bytes);
-                    methods::get_prompt(inner, features, &asked, &name, admitted.params.arguments).await
+                    let round = (admitted.params.input_responses, admitted.params.request_state.as_deref());
+                    methods::get_prompt(inner, features, &asked, &name, admitted.params.arguments, Some(round)).await
                 }
             },
         },

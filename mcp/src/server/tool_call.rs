@@ -13,10 +13,12 @@ use std::task::Poll;
 
 use futures_util::future::Abortable;
 use rpc::i18n::Language;
+use rpc::ask::ClientAsker;
 use rpc::{ClientView, Context, Identity, Transport};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::askers::{Round, StreamAsker};
 use super::incoming::Accepts;
 use super::reply::{Reply, Status, write_error, write_outcome};
 use super::state::Inner;
@@ -53,6 +55,11 @@ pub(crate) struct ToolCall<'a> {
     pub input_bytes: usize,
     /// The language of the request (the server's identity in 2026-07-28 results).
     pub language: Language,
+    /// The session or connection whose client answers the call's questions
+    /// on its response stream (handshake era, stdio).
+    pub conversation: Option<Cow<'a, str>>,
+    /// The input-required round of a 2026-07-28 call.
+    pub round: Option<Round>,
 }
 
 /// Runs `call` and answers it; `status` gives the outcome class of an error.
@@ -70,7 +77,10 @@ pub(crate) async fn answer(
         return Reply::error(Status::NotAcceptable, Some(&call.id), &error);
     }
     let silent_cancel = call.silent_cancel;
-    if !(accepts.stream && call.wanted.any()) {
+    // A tool that takes a context may ask its client, on a stream.
+    let may_ask = call.conversation.is_some()
+        && inner.tools.version(call.version).and_then(|t| t.get(&call.name)).is_some_and(|t| t.takes_context);
+    if !(accepts.stream && (call.wanted.any() || may_ask)) {
         let finished = run(Arc::clone(&inner), call, None).await;
         return plain(status, finished, silent_cancel);
     }
@@ -107,6 +117,8 @@ impl ToolCall<'_> {
             identity: self.identity,
             input_bytes: self.input_bytes,
             language: self.language,
+            conversation: self.conversation.map(|c| Cow::Owned(c.into_owned())),
+            round: self.round,
         }
     }
 }
@@ -143,6 +155,8 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         identity,
         input_bytes,
         language,
+        conversation,
+        round,
         ..
     } = call;
     let streaming = sink.is_some();
@@ -161,11 +175,24 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
     // The context names the method by its registered (static) name; an
     // unknown tool gets no context (its call fails at the lookup).
     let method = tool.map(|t| t.method.name()).unwrap_or_default();
-    let context = match sink {
+    let asker: Option<Arc<dyn ClientAsker>> = match (&round, &sink, conversation) {
+        (Some(round), _, _) => Some(round.asker.clone()),
+        (None, Some(sink), Some(conversation)) => Some(Arc::new(StreamAsker {
+            sink: Arc::clone(sink),
+            pending: Arc::clone(&inner.pending),
+            conversation: conversation.into_owned(),
+            timeout: inner.config.ask_timeout,
+        })),
+        _ => None,
+    };
+    let mut context = match sink {
         Some(sink) => Context::with_sink(Transport::Mcp, method, client, sink),
         None => Context::for_client(Transport::Mcp, method, client),
     }
     .with_identity(identity);
+    if let Some(asker) = asker {
+        context = context.with_asker(asker);
+    }
     let mut call = std::pin::pin!(call_tool(&inner.executor, tool, target, &name, arguments, context));
     let outcome = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
         Poll::Ready(outcome) => Some(outcome),
@@ -187,8 +214,20 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
     };
     let mut out = Vec::with_capacity(256);
-    write_outcome(&mut out, &id, &outcome.result);
-    let error_code = outcome.result.as_ref().err().map(|e| e.code);
+    // Questions without answers: the call asks for input, whatever it returned.
+    let asked = round.as_ref().and_then(|round| {
+        let meta = crate::tools::server_info_meta(&inner.texts(language).server_info);
+        round.input_required(&inner.config, &meta)
+    });
+    let result = match asked {
+        Some(mut body) => {
+            body.push(b'}');
+            Ok(body)
+        }
+        None => outcome.result,
+    };
+    write_outcome(&mut out, &id, &result);
+    let error_code = result.as_ref().err().map(|e| e.code);
     let executions = match outcome.execution {
         Some(execution) if execution.wants_response_sent() => vec![execution],
         _ => Vec::new(),

@@ -139,6 +139,10 @@ pub enum Message<'a> {
     Response {
         /// The id of the request this answers.
         id: &'a RawValue,
+        /// Its `result`, if it succeeded.
+        result: Option<&'a RawValue>,
+        /// Its `error`, if it failed.
+        error: Option<&'a RawValue>,
     },
 }
 
@@ -177,7 +181,7 @@ fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Inval
         && (env.result.is_some() || env.error.is_some())
         && let Some(id) = id
     {
-        return Ok(Message::Response { id });
+        return Ok(Message::Response { id, result: env.result, error: env.error });
     }
     let Some(method_raw) = env.method else {
         return Err(invalid(id, "`method` is missing"));
