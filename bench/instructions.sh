@@ -39,7 +39,8 @@ BASELINE=$bench/baseline/target/release/bench-baseline
 CANDIDATE=${CANDIDATE:-}
 LUA=$bench/call.lua
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# KEEP=1 keeps the callgrind outputs (callgrind_annotate $work/NAME.out).
+if [ "${KEEP:-0}" = 1 ]; then echo "instructions.sh: outputs kept in $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 
 # The tool called: TOOL=ping ARGS='{"who":"x"}' measures a method without a
 # cache (Catalog.get is cached in prod: the default measures cache hits).
@@ -53,7 +54,9 @@ STATELESS_HEADERS="MCP-Protocol-Version: 2026-07-28|Mcp-Method: tools/call|Mcp-N
 count() {
   local name=$1 port=$2 path=$3 mode=$4; shift 5
   local out=$work/$name.cg
-  PORT=$port RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$out" --instr-atstart=no \
+  # The script's own variables stay out of the server's environment (the
+  # catalog reads `MCP_*` variables as settings).
+  env -u MCP_SESSION_ID PORT=$port RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$out" --instr-atstart=no \
     "$@" > "$work/$name.log" 2>&1 &
   local pid=$!
   local url=http://127.0.0.1:$port$path
@@ -92,6 +95,7 @@ count() {
   count stateless 8313 /mcp/v1 stateless -- "$CATALOG" --env prod --listen 127.0.0.1:8313
   if [ -n "$CANDIDATE" ]; then
     count candidate 8314 /mcp/v1 session -- "$CANDIDATE" --env prod --listen 127.0.0.1:8314
+    count candidate-stateless 8315 /mcp/v1 stateless -- "$CANDIDATE" --env prod --listen 127.0.0.1:8315
   fi
 } | tee "$work/instructions.txt"
 if [ -n "${RESULTS:-}" ]; then mkdir -p "$RESULTS" && cp "$work/instructions.txt" "$RESULTS/"; fi

@@ -40,7 +40,9 @@ WARMUP=${WARMUP:-3}; DURATION=${DURATION:-10}; EXPECT=${EXPECT:-result}
 PROTO=2025-11-25
 mkdir -p "$LOGDIR"
 
-taskset -c 1 "$@" >> "$LOGDIR/$NAME.server.log" 2>&1 &
+# The script's own knobs stay out of the server's environment (the
+# catalog reads `MCP_*` variables as settings).
+env -u MCP_INIT taskset -c 1 "$@" >> "$LOGDIR/$NAME.server.log" 2>&1 &
 SPID=$!
 cleanup() { kill "$SPID" 2>/dev/null || true; wait "$SPID" 2>/dev/null || true; }
 trap cleanup EXIT

@@ -136,7 +136,8 @@ impl McpEndpoint {
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
         }
         if let Some((version, document)) = documents::document_path(request.uri().path()) {
-            return documents::serve(self, version, document, request).await;
+            // Boxed, as every path but `POST`: the hot path's future stays small.
+            return Box::pin(documents::serve(self, version, document, request)).await;
         }
         let group = Some(inner.group.as_str());
         let served = version_from_path(request.uri().path())
@@ -160,15 +161,18 @@ impl McpEndpoint {
             .guard(request, target, |request, identity| async move {
                 let translations = &inner.translations;
                 let language = translations.negotiate(request.headers());
-                let client = request.extensions().get::<PeerAddr>().map(|peer| format!("ip:{}", peer.0.ip()));
+                // Formatted only when a per-client limit needs it.
+                let client = request.extensions().get::<PeerAddr>().map(|peer| peer.0.ip());
                 let caller = Caller { identity, language, client };
                 let mut response = match *request.method() {
                     #[cfg(feature = "docs")]
                     HttpMethod::GET | HttpMethod::HEAD if page => {
                         docs_page::response(self, version, &request, language)
                     }
-                    HttpMethod::POST => self.post(version, request, caller).await,
-                    HttpMethod::DELETE if eras.handshake() => self.delete(version, request.headers(), caller).await,
+                    HttpMethod::POST => Box::pin(self.post(version, request, caller)).await,
+                    HttpMethod::DELETE if eras.handshake() => {
+                        Box::pin(self.delete(version, request.headers(), caller)).await
+                    }
                     HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
                     HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
                     _ => method_not_allowed(allow),

@@ -210,7 +210,8 @@ async fn plain(
                     identity: incoming.caller.identity.clone(),
                     input_bytes: req.params.map_or(0, |p| p.get().len()),
                 };
-                match beyond_tools(inner, session, &asked, req).await {
+                // Boxed: the tools/call path keeps a small future.
+                match Box::pin(beyond_tools(inner, session, &asked, req)).await {
                     Ok((body, executions)) => {
                         let mut out = Vec::with_capacity(body.len() + 48);
                         write_outcome(&mut out, id, &Ok(body));

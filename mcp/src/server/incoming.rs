@@ -23,7 +23,7 @@ pub struct Caller {
     pub language: Language,
     /// Who the caller is for per-client limits when it has no identity (its
     /// address over HTTP); `None`: the transport has one client (stdio).
-    pub client: Option<String>,
+    pub client: Option<std::net::IpAddr>,
 }
 
 impl Caller {
@@ -37,7 +37,7 @@ impl Caller {
     pub(crate) fn limit_key(&self) -> String {
         match (self.owner(), &self.client) {
             (Some(subject), _) => format!("id:{subject}"),
-            (None, Some(client)) => client.clone(),
+            (None, Some(client)) => format!("ip:{client}"),
             (None, None) => "local".to_owned(),
         }
     }

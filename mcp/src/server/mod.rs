@@ -129,7 +129,8 @@ impl McpServer {
                 stateless::handle(inner, tools, &incoming, req).await
             }
             Body::Single(Ok(message)) if eras.handshake() => handshake::single(inner, tools, &incoming, message).await,
-            Body::Batch(items) if eras.handshake() => handshake::batch(inner, tools, &incoming, items).await,
+            // Boxed: batches are rare, and their future is large.
+            Body::Batch(items) if eras.handshake() => Box::pin(handshake::batch(inner, tools, &incoming, items)).await,
             Body::Single(Ok(Message::Response { id, .. })) => {
                 let error = invalid("this endpoint takes requests and notifications, not responses");
                 Reply::error(stateless_status(error.code), Some(id), &error)

@@ -220,7 +220,8 @@ pub(crate) async fn handle(
             Ok(admitted) => call(inner, tools, id, admitted, incoming).await,
             Err(error) => fail(error),
         },
-        method if methods::is_beyond_tools(method) => beyond_tools(inner, id, request, incoming).await,
+        // Boxed: the tools/call path keeps a small future.
+        method if methods::is_beyond_tools(method) => Box::pin(beyond_tools(inner, id, request, incoming)).await,
         "subscriptions/listen" if inner.list_changes.is_some() => match admit::<ListenParams<'_>>(request, incoming) {
             Ok(admitted) => listen(inner, id, admitted.params.notifications, incoming),
             Err(error) => fail(error),

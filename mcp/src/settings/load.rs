@@ -105,7 +105,11 @@ impl Settings {
             };
         }
         if let Some(prefix) = env_prefix {
-            figment = figment.merge(Env::prefixed(prefix).split("__"));
+            check_env_typos(prefix, std::env::vars().map(|(k, _)| k))?;
+            // Variables of other tools share the prefix (`MCP_TIMEOUT` is
+            // Claude Code's): only the keys of these settings are read.
+            let known = |key: &figment::value::UncasedStr| is_known_top_key(key.as_str());
+            figment = figment.merge(Env::prefixed(prefix).filter(known).split("__"));
         }
         Settings::from_figment(&figment)
     }
@@ -343,6 +347,34 @@ fn figment_error(error: figment::Error) -> SettingsError {
     SettingsError::new(key, message)
 }
 
+/// Whether an environment key (after the prefix) names one of these settings.
+fn is_known_top_key(key: &str) -> bool {
+    let top = key.split("__").next().unwrap_or("").to_ascii_lowercase();
+    top == "groups" || GROUP_KEYS.contains(&top.as_str())
+}
+
+/// A variable with the prefix whose key is not a setting but is one letter
+/// from one is a typo (`MCP_SESION_TTL`): an error naming the
+/// setting. Others belong to other programs and are left alone.
+fn check_env_typos(prefix: &str, names: impl Iterator<Item = String>) -> Result<(), SettingsError> {
+    for name in names {
+        let Some(key) = name.strip_prefix(prefix) else { continue };
+        if is_known_top_key(key) {
+            continue;
+        }
+        let top = key.split("__").next().unwrap_or("").to_ascii_lowercase();
+        // One letter off (missing, extra, swapped): `MCP_SESSION_ID` is not a typo of `session_ttl`.
+        let close = GROUP_KEYS.iter().chain(&["groups"]).find(|k| strsim::damerau_levenshtein(&top, k) <= 1);
+        if let Some(k) = close {
+            return Err(SettingsError::new(
+                format!("{prefix}{}", key.split("__").next().unwrap_or("")),
+                format!("unknown setting; did you mean `{prefix}{}`?", k.to_ascii_uppercase()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn unknown(key: String, name: &str, known: &[&str]) -> SettingsError {
     let best = known
         .iter()
@@ -404,6 +436,20 @@ mod tests {
 
     fn toml(text: &str) -> Result<Settings, SettingsError> {
         Settings::from_figment(&Figment::from(Toml::string(text)))
+    }
+
+    #[test]
+    fn other_programs_variables_are_left_alone_and_typos_named() {
+        let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>().into_iter();
+        // Claude Code's own, a bench script's, unrelated ones.
+        let others = ["MCP_TIMEOUT", "MCP_TOOL_TIMEOUT", "MCP_INIT", "MCP_SESSION_ID", "PATH"];
+        assert!(check_env_typos("MCP_", names(&others)).is_ok());
+        assert!(check_env_typos("MCP_", names(&["MCP_SESSION_TTL", "MCP_GROUPS__MCP__INSTRUCTIONS"])).is_ok());
+        let typo = check_env_typos("MCP_", names(&["MCP_SESION_TTL"])).unwrap_err();
+        assert_eq!(typo.key, "MCP_SESION_TTL");
+        assert!(typo.message.contains("MCP_SESSION_TTL"), "{typo:?}");
+        assert!(is_known_top_key("GROUPS__ADMIN__SESSION_TTL") && is_known_top_key("session_ttl"));
+        assert!(!is_known_top_key("TIMEOUT"));
     }
 
     #[test]

@@ -65,14 +65,20 @@ pub fn original_uri<B>(request: &Request<B>) -> &Uri {
 
 /// [`original_uri`] from a request's parts.
 pub fn original_uri_of<'a>(uri: &'a Uri, extensions: &'a http::Extensions) -> &'a Uri {
+    mounted_uri(extensions).unwrap_or(uri)
+}
+
+/// The target a router that mounted this request recorded (this crate's
+/// [`OriginalUri`], or axum's with the `axum` feature), if any.
+pub fn mounted_uri(extensions: &http::Extensions) -> Option<&Uri> {
     if let Some(original) = extensions.get::<OriginalUri>() {
-        return &original.0;
+        return Some(&original.0);
     }
     #[cfg(feature = "axum")]
     if let Some(original) = extensions.get::<axum::extract::OriginalUri>() {
-        return &original.0;
+        return Some(&original.0);
     }
-    uri
+    None
 }
 
 /// The path the client asked for, before any router stripped a mount prefix.

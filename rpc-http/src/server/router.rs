@@ -120,7 +120,7 @@ where
         parts.uri = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
         // The outermost target: under another router (axum's `nest_service`,
         // or this one), the path the client asked for keeps every prefix.
-        let outermost = super::route::original_uri_of(&original, &parts.extensions).clone();
+        let outermost = super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original);
         parts.extensions.insert(OriginalUri(outermost));
         let request = Request::from_parts(parts, body.map_err(Into::into).boxed_unsync());
         Box::pin(route.oneshot(request))
