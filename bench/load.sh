@@ -136,6 +136,7 @@ fi
 
 # --- server ------------------------------------------------------------------------
 echo "== starting $CATALOG --env prod on a free loopback port" >&2
+: > "$RESULTS/server.out" # exists before the background child opens it
 # shellcheck disable=SC2086 # SERVER_ARGS is a list of words
 RUST_LOG=${RUST_LOG:-warn} "${pin_server[@]}" "$CATALOG" --env prod --listen 127.0.0.1:0 "${redis_args[@]}" $SERVER_ARGS \
   > "$RESULTS/server.out" 2> "$RESULTS/server.log" &

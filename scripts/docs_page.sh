@@ -67,6 +67,7 @@ fi
 [[ -x $CATALOG ]] || die "no catalog binary at $CATALOG"
 
 log "starting the catalog"
+: >"$work/catalog.out" # exists before the background child opens it
 "$CATALOG" --listen 127.0.0.1:0 >"$work/catalog.out" 2>"$work/catalog.err" &
 pid=$!
 url=

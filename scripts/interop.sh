@@ -128,6 +128,10 @@ fi
 start() {
   local name=$1 exe=$2 out=$work/$1.out err=$work/$1.err i
   shift 2
+  # The files exist before the server starts: the shell opens them in the
+  # background child, which may run after the first look below.
+  : >"$out"
+  : >"$err"
   "$exe" --listen 127.0.0.1:0 "$@" >"$out" 2>"$err" &
   pids+=($!)
   local pid=$!
