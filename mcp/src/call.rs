@@ -13,7 +13,8 @@
 //!   returns MCP content has it passed through as `content`. In 2026-07-28,
 //!   also `resultType` and the server's identity in `_meta`.
 //! * An error from the method or the pipeline around it: `isError: true`
-//!   with the RPC error object as the text.
+//!   with the RPC error object as the text; in a task, an internal error
+//!   (`-32603`, a panic) is a protocol error instead (the task fails).
 
 use std::sync::Arc;
 
@@ -101,6 +102,10 @@ pub struct CallTarget<'a> {
     /// validated without holding up the runtime worker
     /// ([`rpc::Call::input_bytes`]).
     pub input_bytes: usize,
+    /// The call runs as a task: an internal error of the method (`-32603`,
+    /// a panic included) is a protocol error that fails the task, rather
+    /// than a tool error it completes with.
+    pub task: bool,
 }
 
 /// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
@@ -164,6 +169,9 @@ pub async fn call_tool(
             InvalidArguments::ProtocolError => Err(ProtocolError::from_rpc(e, env)),
             InvalidArguments::ToolError => Ok(tool_error(e, env, target)),
         },
+        (Err(e), _) if target.task && e.code() == rpc::error::code::INTERNAL_ERROR => {
+            Err(ProtocolError::from_rpc(e, env))
+        }
         // The method ran, or something around it refused it: a tool error the model can read.
         (Err(e), _) => Ok(tool_error(e, env, target)),
     };

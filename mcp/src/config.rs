@@ -126,6 +126,11 @@ pub struct McpConfig {
     /// The key `requestState` is sealed with (random unless set: instances
     /// that share clients need the same one).
     pub request_state_key: crate::state_key::StateKey,
+    /// How long a task is kept after its creation (`ttlMs`).
+    pub task_ttl: Duration,
+    /// How often clients should poll a task (`pollIntervalMs`), and how
+    /// often a running task looks for a cancellation made on another instance.
+    pub task_poll: Duration,
 }
 
 impl McpConfig {
@@ -136,7 +141,8 @@ impl McpConfig {
     /// keep-alives every 15 s, 8 listen streams per client and 1,024 in
     /// all, no registry listing, manifests for the
     /// standard clients; questions to clients answered within 5 minutes,
-    /// request states valid for 10 minutes under a random key.
+    /// request states valid for 10 minutes under a random key; tasks kept
+    /// for an hour, polled every 500 ms.
     pub fn new(server_info: ServerInfo) -> Self {
         McpConfig {
             server_info,
@@ -160,6 +166,8 @@ impl McpConfig {
             ask_timeout: Duration::from_secs(300),
             request_state_ttl: Duration::from_secs(600),
             request_state_key: crate::state_key::StateKey::random(),
+            task_ttl: Duration::from_secs(3600),
+            task_poll: Duration::from_millis(500),
         }
     }
 }

@@ -23,6 +23,7 @@ pub struct McpEndpointBuilder {
     group: String,
     config: McpConfig,
     sessions: Option<Arc<dyn SessionStore>>,
+    tasks: Option<Arc<dyn crate::tasks::TaskStore>>,
     security: Security,
     list_changes: Option<ListChanges>,
     translations: Arc<Translations>,
@@ -65,6 +66,21 @@ impl McpEndpointBuilder {
     /// [`InMemorySessionStore`] of 100,000 sessions).
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.sessions = Some(store);
+        self
+    }
+
+    /// Where tasks live (default: in this process, a
+    /// [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10,000 tasks);
+    /// instances behind a load balancer share one (`RedisTaskStore`).
+    pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+        self.tasks = Some(store);
+        self
+    }
+
+    /// How long a task is kept after its creation (default 1 hour; at
+    /// least a second, at most [`MAX_TTL`](crate::config::MAX_TTL)).
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.config.task_ttl = ttl.clamp(Duration::from_secs(1), crate::config::MAX_TTL);
         self
     }
 
@@ -315,6 +331,7 @@ impl McpEndpointBuilder {
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
         let features = GroupFeatures::build(self.executor.registry(), &self.group, &self.config, &texts);
         let listen_slots = ListenSlots::new(self.config.max_listen_per_client, self.config.max_listen_streams);
+        let (task_ttl, task_poll) = (self.config.task_ttl, self.config.task_poll);
         let server = McpServer {
             inner: Arc::new(Inner {
                 executor: self.executor,
@@ -330,6 +347,11 @@ impl McpEndpointBuilder {
                 inflight: InFlight::default(),
                 listen_slots,
                 pending: Arc::default(),
+                tasks: crate::server::task_registry::Tasks::new(
+                    self.tasks.unwrap_or_else(crate::tasks::default_store),
+                    task_ttl,
+                    task_poll,
+                ),
             }),
         };
         McpEndpoint { server, security: self.security }
@@ -368,6 +390,7 @@ impl McpEndpoint {
             group,
             config: McpConfig::new(identity),
             sessions: None,
+            tasks: None,
             security: Security::default(),
             list_changes: None,
             translations: Arc::new(Translations::none()),

@@ -54,10 +54,11 @@ pub mod resources;
 pub mod server;
 pub mod server_info;
 pub mod session;
-pub mod state_key;
 #[cfg(feature = "settings")]
 pub mod settings;
+pub mod state_key;
 pub mod stdio;
+pub mod tasks;
 pub mod tools;
 pub mod uri_template;
 
@@ -80,5 +81,5 @@ pub use server::McpServer;
 /// The runtime crate, for applications that depend on `mcp` alone:
 /// `#[mcp::rpc::service]`, `mcp::rpc::Registry`, ...
 pub use rpc;
-pub use state_key::StateKey;
 pub use session::{ClientInfo, InMemorySessionStore, Session, SessionError, SessionStore, StoreFuture};
+pub use state_key::StateKey;

@@ -17,6 +17,15 @@ pub trait ClientAsker: Send + Sync + 'static {
     /// the result, or the client's error. `key` names the question within
     /// the call (the same question keeps its key when the call runs again).
     fn ask(&self, key: &str, method: &str, params: Value) -> BoxFuture<'static, Result<Value, RpcError>>;
+
+    /// Turns the call into a task that goes on after its request is
+    /// answered (MCP's tasks extension): `true` once the task exists;
+    /// `false` where the call cannot become one (the transport, the
+    /// client or the tool does not take tasks): it then goes on as a plain
+    /// call. Questions asked afterwards are the task's.
+    fn start_task(&self) -> BoxFuture<'static, Result<bool, RpcError>> {
+        Box::pin(std::future::ready(Ok(false)))
+    }
 }
 
 /// The code of a call that asked what its transport cannot ask.

@@ -308,6 +308,21 @@ impl Context {
         }
     }
 
+    /// Turns this call into a task, for a tool declared
+    /// `#[mcp_tool(task = ..., starts_task)]`: the request is answered with
+    /// the task's id and the method goes on in the background; the client
+    /// polls the task for its status, its questions and its result. Returns
+    /// `true` once the task exists, `false` where the call goes on as a
+    /// plain call (JSON-RPC, the MCP handshake era, a client that does not
+    /// take tasks). Ask what the call needs before this: those questions
+    /// are answered in the request's own input-required rounds.
+    pub async fn start_task(&self) -> Result<bool, crate::RpcError> {
+        match &self.asker {
+            Some(asker) => asker.start_task().await,
+            None => Ok(false),
+        }
+    }
+
     /// Who made the request, as the endpoint's
     /// [`AccessPolicy`](crate::identity::Identity) established it (a
     /// token's label, a tenant); `None` for anonymous requests.

@@ -201,6 +201,42 @@ pub struct ToolHints {
     /// Client capabilities the tool needs (`#[mcp_tool(requires_client(sampling))]`);
     /// a client that did not declare one gets `-32021` instead of a call.
     pub requires_client: &'static [&'static str],
+    /// Whether the tool runs as a task of the MCP tasks extension
+    /// (`#[mcp_tool(task = optional)]`).
+    pub task: TaskSupport,
+    /// The method starts its task itself ([`Context::start_task`](crate::Context::start_task)),
+    /// after asking what it needs in input-required rounds
+    /// (`#[mcp_tool(task = required, starts_task)]`); otherwise the task
+    /// starts before the method runs.
+    pub starts_task: bool,
+}
+
+/// Whether a tool runs as a task (the MCP extension
+/// `io.modelcontextprotocol/tasks`): the call is answered at once with a
+/// task id, and the client polls the task for its status, the questions it
+/// asks and finally its result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task for clients that declare the extension, a plain call for others.
+    Optional,
+    /// Only as a task: a client that does not declare the extension gets
+    /// `-32021` (missing client capability).
+    Required,
+}
+
+impl TaskSupport {
+    /// The wire name (`forbidden`, `optional`, `required`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 impl ToolHints {
@@ -212,6 +248,8 @@ impl ToolHints {
         idempotent_hint: None,
         open_world_hint: None,
         requires_client: &[],
+        task: TaskSupport::Forbidden,
+        starts_task: false,
     };
 }
 

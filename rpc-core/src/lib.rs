@@ -72,7 +72,7 @@ pub mod store;
 pub mod validation;
 
 pub use context::{ClientView, Context, Event, EventSink, LogLevel};
-pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, ToolHints};
+pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, TaskSupport, ToolHints};
 pub use error::{ApplicationError, Environment, RpcError};
 pub use events::{ErrorEvent, Listener, RequestEvent};
 pub use executor::{Call, CallInfo, Execution, Executor, Params, Stage, Transport};

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 pub use crate::context::Context;
 pub use crate::descriptor::{
     CachePolicy, InvokeResult, Invoked, LockPolicy, MethodDescriptor, MethodSchemas, OutputKind, ParamDescriptor,
-    Relation, ServiceDescriptor, ServiceInstance, ToolHints,
+    Relation, ServiceDescriptor, ServiceInstance, TaskSupport, ToolHints,
 };
 pub use crate::error::Environment;
 use crate::error::RpcError;

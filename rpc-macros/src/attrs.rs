@@ -149,6 +149,14 @@ pub struct ToolArgs {
     /// Client capabilities the tool needs (`requires_client(sampling)`).
     #[darling(default)]
     pub requires_client: PathList,
+    /// Runs as a task of the MCP tasks extension: `task = optional` or
+    /// `task = required` (`forbidden`, the default, never).
+    #[darling(default)]
+    pub task: Option<syn::Expr>,
+    /// The method starts its task itself (`ctx.start_task()`), after its
+    /// questions (needs `task`).
+    #[darling(default)]
+    pub starts_task: Flag,
 }
 
 /// `#[mcp_resource(...)]` on a method: a resource, or a resource template

@@ -260,6 +260,8 @@ impl Method {
             (hint(t.read_only_hint), hint(t.destructive_hint), hint(t.idempotent_hint), hint(t.open_world_hint));
         let requires_client: Vec<String> =
             t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
+        let task = quote::format_ident!("{}", crate::method::task_variant(t).unwrap_or("Forbidden"));
+        let starts_task = t.starts_task.is_present();
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);
         let role = crate::role::tokens(&self.role, k);
@@ -281,6 +283,8 @@ impl Method {
                     idempotent_hint: #id,
                     open_world_hint: #ow,
                     requires_client: &[#(#requires_client),*],
+                    task: #k::TaskSupport::#task,
+                    starts_task: #starts_task,
                 },
                 mcp: #role,
                 schemas: Self::#schemas_fn,

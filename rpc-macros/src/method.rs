@@ -394,6 +394,12 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
     let policies = Policies::check(attrs.cache, attrs.lock, attrs.invalidates, &params, errors);
     check_hints(&tool, errors);
+    if tool.starts_task.is_present() && !params.iter().any(crate::role::is_context) {
+        errors.push(syn::Error::new(
+            tool.starts_task.span(),
+            "a method that starts its task takes the call's context (`ctx: mcp::Context`) to call `ctx.start_task()`",
+        ));
+    }
     check_headers(&params, errors);
     let output = match output_of(&item.sig.output) {
         Ok(output) => output,
@@ -445,8 +451,41 @@ fn method_name(info: &InfoArgs, ctx: &ServiceCtx, fn_name: &str, ident_span: Spa
     (name, span)
 }
 
+/// The `TaskSupport` variant `task = ...` names (`Forbidden` when unset).
+pub fn task_variant(tool: &ToolArgs) -> Result<&'static str, syn::Error> {
+    const KINDS: [(&str, &str); 3] = [("forbidden", "Forbidden"), ("optional", "Optional"), ("required", "Required")];
+    let Some(expr) = &tool.task else { return Ok("Forbidden") };
+    let word = match expr {
+        syn::Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let found = word.as_deref().and_then(|w| KINDS.iter().find(|(k, _)| *k == w));
+    match (found, word) {
+        (Some((_, variant)), _) => Ok(variant),
+        (None, word) => {
+            let hint =
+                word.map(|w| crate::policies::did_you_mean(&w, KINDS.iter().map(|(k, _)| *k))).unwrap_or_default();
+            Err(syn::Error::new_spanned(
+                expr,
+                format!(
+                    "`task` is `optional` (a task for clients that take tasks) or `required` (only as a task){hint}"
+                ),
+            ))
+        }
+    }
+}
+
 /// A read-only tool cannot also be destructive; header names are unique.
 fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
+    match task_variant(tool) {
+        Err(e) => errors.push(e),
+        Ok("Forbidden") if tool.starts_task.is_present() => errors.push(syn::Error::new(
+            tool.starts_task.span(),
+            "`starts_task` needs the tool to run as a task: add `task = optional` or `task = required`",
+        )),
+        Ok(_) => {}
+    }
     for path in tool.requires_client.iter() {
         if path.get_ident().is_none() {
             errors.push(syn::Error::new_spanned(

@@ -80,7 +80,7 @@ pub fn decide(attrs: RoleAttrs, params: &[Param], errors: &mut Errors) -> Role {
 }
 
 /// Whether the parameter is the request context (not an argument).
-fn is_context(p: &Param) -> bool {
+pub fn is_context(p: &Param) -> bool {
     match &p.ty {
         syn::Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Context"),
         _ => false,

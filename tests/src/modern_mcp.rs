@@ -57,8 +57,13 @@ impl Modern {
         if let Some(method) = body["method"].as_str() {
             headers.push(("mcp-method".to_owned(), method.to_owned()));
         }
-        // `Mcp-Name` mirrors `params.uri` for `resources/read`, `params.name` elsewhere.
-        let name = if body["method"] == "resources/read" { &body["params"]["uri"] } else { &body["params"]["name"] };
+        // `Mcp-Name` mirrors `params.uri` for `resources/read`, `params.taskId`
+        // for `tasks/*`, `params.name` elsewhere.
+        let name = match body["method"].as_str() {
+            Some("resources/read") => &body["params"]["uri"],
+            Some(m) if m.starts_with("tasks/") => &body["params"]["taskId"],
+            _ => &body["params"]["name"],
+        };
         if let Some(name) = name.as_str() {
             headers.push(("mcp-name".to_owned(), name.to_owned()));
         }

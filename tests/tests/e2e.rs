@@ -31,6 +31,7 @@ mod mcp_rmcp;
 mod mcp_schemas;
 mod mcp_session_bounds;
 mod mcp_stateless;
+mod mcp_tasks;
 mod pipeline_cache;
 mod pipeline_events;
 mod pipeline_locks;

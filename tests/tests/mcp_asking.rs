@@ -79,10 +79,14 @@ async fn handshake_era_a_question_on_the_stream_answered_by_its_own_session() {
     assert_eq!(question["params"]["message"], "Your name? (1)");
     let id = question["id"].clone();
     // Another session answering the same id reaches nothing.
-    let foreign = mallory.post(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"name": "mallory"}}})).await;
+    let foreign = mallory
+        .post(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"name": "mallory"}}}))
+        .await;
     assert_eq!(foreign.status, 202);
     assert!(stream.next_within(Duration::from_millis(300)).await.is_none(), "the call still waits");
-    let answer = alice.post(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"name": "alice"}}})).await;
+    let answer = alice
+        .post(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"name": "alice"}}}))
+        .await;
     assert_eq!(answer.status, 202);
     let response = stream.next(Duration::from_secs(10)).await.expect("the response");
     assert_eq!(response["id"], 5);
@@ -105,7 +109,9 @@ async fn handshake_era_refusals() {
     let json_only = able
         .send(
             reqwest::Method::POST,
-            Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask.greet"}}).to_string()),
+            Some(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask.greet"}}).to_string(),
+            ),
             &[("accept", "application/json")],
         )
         .await;
@@ -170,7 +176,11 @@ async fn stateless_rounds_with_a_sealed_state() {
     let tampered = retry(json!({"tag": 1}), answer.clone(), json!(format!("{state}x"))).await;
     assert_eq!(tampered.json["error"]["code"], -32602, "{}", tampered.text);
     let other_arguments = retry(json!({"tag": 2}), answer.clone(), json!(state)).await;
-    assert_eq!(other_arguments.json["error"]["code"], -32602, "a state is bound to its arguments: {}", other_arguments.text);
+    assert_eq!(
+        other_arguments.json["error"]["code"], -32602,
+        "a state is bound to its arguments: {}",
+        other_arguments.text
+    );
     assert!(other_arguments.text.contains("another request"), "{}", other_arguments.text);
     let not_an_object = retry(json!({"tag": 1}), json!({"name": 12345}), json!(state)).await;
     assert_eq!(not_an_object.json["error"]["code"], -32602, "{}", not_an_object.text);

@@ -76,6 +76,7 @@ async fn lists_every_tool_across_pages() {
             "Catalog.categories",
             "Catalog.get",
             "Catalog.list",
+            "Catalog.reindex",
             "Catalog.rename",
             "Catalog.search",
             "Catalog.stats",
@@ -84,7 +85,7 @@ async fn lists_every_tool_across_pages() {
             "Catalog.unsubscribe_all",
             "ping"
         ],
-        "deterministic order, admin-only Catalog.reindex excluded"
+        "deterministic order, admin-only Activity.summary excluded"
     );
     let search = tool(&tools, "Catalog.search");
     let annotations = search.annotations.as_ref().expect("search has annotations");
@@ -113,6 +114,7 @@ async fn version_two_has_its_own_tools() {
             "Catalog.categories",
             "Catalog.count",
             "Catalog.get",
+            "Catalog.reindex",
             "Catalog.rename",
             "Catalog.search",
             "Catalog.stats",
@@ -209,7 +211,7 @@ async fn invalid_arguments_are_a_protocol_error() {
 async fn unknown_and_unpublished_tools_are_a_protocol_error() {
     let server = TestServer::catalog(Environment::Dev).await;
     let client = connect(server.url("/mcp/v1")).await;
-    for name in ["no.such.tool", "Catalog.reindex"] {
+    for name in ["no.such.tool", "Activity.summary"] {
         let error = client.call_tool(CallToolRequestParams::new(name)).await.expect_err("not a tool");
         let (code, message, _) = protocol_error_code(error);
         assert_eq!(code, -32602);

@@ -86,7 +86,11 @@ impl Catalog {
     /// # Arguments
     /// * `email` - The address whose subscriptions end
     #[mcp_tool(title = "Cancel all subscriptions of an address", destructive_hint = true, idempotent_hint = true)]
-    pub async fn unsubscribe_all(&self, ctx: mcp::Context, #[rpc(email)] email: String) -> Result<String, rpc::RpcError> {
+    pub async fn unsubscribe_all(
+        &self,
+        ctx: mcp::Context,
+        #[rpc(email)] email: String,
+    ) -> Result<String, rpc::RpcError> {
         let count = self.subscriptions_of(&email);
         if count == 0 {
             return Ok(format!("{email} has no subscriptions"));

@@ -64,6 +64,8 @@ pub struct Shared {
     pub stores: Stores,
     /// The MCP sessions of the handshake era.
     pub sessions: Arc<dyn SessionStore>,
+    /// The MCP tasks (2026-07-28 with the tasks extension).
+    pub tasks: Arc<dyn mcp::tasks::TaskStore>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -78,7 +80,11 @@ impl Shared {
     pub async fn redis(url: &str, prefix: &str) -> Result<Self, String> {
         let redis = rpc::store::redis::RedisStore::connect(url).await.map_err(|e| e.to_string())?.with_prefix(prefix);
         redis.ping().await.map_err(|e| e.to_string())?;
-        Ok(Shared { stores: redis.stores(), sessions: Arc::new(mcp::session::RedisSessionStore::new(redis)) })
+        Ok(Shared {
+            stores: redis.stores(),
+            sessions: Arc::new(mcp::session::RedisSessionStore::new(redis.clone())),
+            tasks: Arc::new(mcp::tasks::RedisTaskStore::new(redis)),
+        })
     }
 }
 
@@ -161,7 +167,7 @@ fn mcp_endpoint(
 ) -> Result<McpEndpoint, String> {
     let mut mcp = McpEndpoint::builder::<Mcp>(executor);
     if let Some(shared) = shared {
-        mcp = mcp.session_store(shared.sessions);
+        mcp = mcp.session_store(shared.sessions).task_store(shared.tasks);
     }
     let listing = mcp::RegistryListing::new(REGISTRY_NAME)
         .map_err(|e| e.to_string())?

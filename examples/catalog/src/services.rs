@@ -373,14 +373,17 @@ impl Catalog {
 
     /// Rebuild the search index.
     ///
-    /// A back-office method: it belongs to the `admin` group only, so it is
-    /// served over JSON-RPC but is not an MCP tool. One rebuild at a time,
-    /// across every instance sharing the lock store: a second call while one
-    /// runs fails at once with -32400. Returns how many rebuilds ran.
+    /// A back-office method of the `admin` group over JSON-RPC, and an MCP
+    /// tool that runs as a task: a client that takes tasks gets a task id at
+    /// once and polls it while the index is rebuilt (others wait for the
+    /// result). One rebuild at a time, across every instance sharing the
+    /// lock store: a second call while one runs fails at once with -32400.
+    /// Returns how many rebuilds ran.
     ///
     /// # Arguments
     /// * `pause_ms` - How long the rebuild takes, in milliseconds (a stand-in for real work)
-    #[rpc::info(groups(Admin))]
+    #[rpc::info(groups(Admin, Mcp))]
+    #[mcp_tool(title = "Rebuild the search index", idempotent_hint = true, open_world_hint = false, task = optional)]
     #[rpc::lock(ttl = 5)]
     pub async fn reindex(&self, #[rpc(default = 0, range(min = 0, max = 4000))] pause_ms: u64) -> u64 {
         tokio::time::sleep(std::time::Duration::from_millis(pause_ms)).await;

@@ -65,7 +65,12 @@ impl Asking {
     /// Asks with a default value for every primitive type (SEP-1034).
     ///
     /// Fixture of the `elicitation-sep1034-defaults` scenario.
-    #[mcp_tool(title = "Elicitation defaults", read_only_hint = true, open_world_hint = false, requires_client(elicitation))]
+    #[mcp_tool(
+        title = "Elicitation defaults",
+        read_only_hint = true,
+        open_world_hint = false,
+        requires_client(elicitation)
+    )]
     pub async fn test_elicitation_sep1034_defaults(&self, ctx: Context) -> Result<Content, RpcError> {
         let schema = json!({
             "type": "object",
@@ -88,7 +93,12 @@ impl Asking {
     /// Asks with every kind of enum (SEP-1330).
     ///
     /// Fixture of the `elicitation-sep1330-enums` scenario.
-    #[mcp_tool(title = "Elicitation enums", read_only_hint = true, open_world_hint = false, requires_client(elicitation))]
+    #[mcp_tool(
+        title = "Elicitation enums",
+        read_only_hint = true,
+        open_world_hint = false,
+        requires_client(elicitation)
+    )]
     pub async fn test_elicitation_sep1330_enums(&self, ctx: Context) -> Result<Content, RpcError> {
         let schema = json!({
             "type": "object",
@@ -117,7 +127,12 @@ impl Asking {
     /// never a request on the stream.
     ///
     /// Fixture of the `server-stateless` scenario's stream check.
-    #[mcp_tool(title = "Streaming elicitation", read_only_hint = true, open_world_hint = false, requires_client(elicitation))]
+    #[mcp_tool(
+        title = "Streaming elicitation",
+        read_only_hint = true,
+        open_world_hint = false,
+        requires_client(elicitation)
+    )]
     pub async fn test_streaming_elicitation(&self, ctx: Context) -> Result<Content, RpcError> {
         let answer = ctx.elicit("name", "What is your name?", form("name")).await?;
         Ok(Content::text(format!("Hello, {}!", answer.accepted_str("name").unwrap_or("stranger"))))

@@ -10,6 +10,7 @@
 pub mod asking;
 pub mod library;
 pub mod services;
+pub mod tasks;
 
 use mcp::{ListChanges, McpEndpoint, ServerInfo};
 use rpc::server::Router;
@@ -18,10 +19,11 @@ use rpc::{Environment, Executor, HostPolicy, Registry, RegistryError, Security};
 pub use asking::Asking;
 pub use library::Library;
 pub use services::{Conformance, Fixtures};
+pub use tasks::TaskFixtures;
 
 /// The registry: the fixture service, whose change trigger notifies `changes`.
 pub fn registry(changes: ListChanges) -> Result<Registry, RegistryError> {
-    Registry::builder().service(Fixtures::new(changes)).service(Library).service(Asking).build()
+    Registry::builder().service(Fixtures::new(changes)).service(Library).service(Asking).service(TaskFixtures).build()
 }
 
 /// The whole application: `/mcp` (the `conformance` group), accepting

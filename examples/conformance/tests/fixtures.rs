@@ -98,6 +98,12 @@ async fn lists_every_fixture_with_a_description() {
     assert_eq!(
         names,
         [
+            "confirm_delete",
+            "failing_job",
+            "greet",
+            "multi_input",
+            "protocol_error_job",
+            "slow_compute",
             "test_audio_content",
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
@@ -122,6 +128,7 @@ async fn lists_every_fixture_with_a_description() {
             "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_tool_with_task",
             "test_trigger_prompt_change",
             "test_trigger_tool_change",
         ]
@@ -130,7 +137,8 @@ async fn lists_every_fixture_with_a_description() {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "{tool}");
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert!(tool.get("outputSchema").is_none(), "content tools have no outputSchema: {tool}");
-        let changes_state = tool["name"] == "test_trigger_tool_change" || tool["name"] == "test_trigger_prompt_change";
+        let changes_state = ["test_trigger_tool_change", "test_trigger_prompt_change", "confirm_delete"]
+            .contains(&tool["name"].as_str().unwrap_or_default());
         assert_eq!(tool["annotations"]["readOnlyHint"].as_bool(), (!changes_state).then_some(true), "{tool}");
         assert_eq!(tool["annotations"]["openWorldHint"], false, "{tool}");
     }

@@ -83,6 +83,11 @@ impl RoundAsker {
         &self.answers
     }
 
+    /// Whether questions were asked that have no answer yet.
+    pub fn has_unanswered(&self) -> bool {
+        !self.asked.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+
     /// The questions asked and not answered (empty: the call is complete).
     pub fn take_asked(&self) -> Map<String, Value> {
         std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()))
@@ -130,12 +135,9 @@ impl Round {
     ) -> Result<Round, RpcError> {
         let binding = super::request_state::binding(method, name, arguments);
         let mut answers = match request_state {
-            Some(state) => super::request_state::open(
-                &config.request_state_key,
-                &binding,
-                state,
-                super::request_state::now(),
-            )?,
+            Some(state) => {
+                super::request_state::open(&config.request_state_key, &binding, state, super::request_state::now())?
+            }
             None => Map::new(),
         };
         match input_responses {

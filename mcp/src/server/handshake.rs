@@ -147,6 +147,8 @@ async fn tool_call(
         language: incoming.caller.language,
         conversation: Some(Cow::Borrowed(incoming.cancel_scope.unwrap_or(&session.id))),
         round: None,
+        asker: None,
+        task: false,
     };
     tool_call::answer(Arc::clone(inner), call, incoming.accepts, handshake_status).await
 }
@@ -189,6 +191,8 @@ async fn plain(
                     // A batch's answer is one message: no stream to ask on.
                     conversation: None,
                     round: None,
+                    asker: None,
+                    task: false,
                 };
                 // Boxed: a batch's futures stay small.
                 let finished = Box::pin(tool_call::run(Arc::clone(inner), call, None)).await;

@@ -37,11 +37,13 @@ pub(crate) mod listen_slots;
 mod methods;
 mod params;
 pub(crate) mod pending;
-pub(crate) mod request_state;
 mod reply;
+pub(crate) mod request_state;
 pub(crate) mod state;
 mod stateless;
 mod stream;
+pub(crate) mod task_registry;
+pub(crate) mod tasks;
 mod tool_call;
 
 use std::sync::Arc;

@@ -85,6 +85,19 @@ pub(crate) struct CompleteParams<'a> {
     pub context: Option<Value>,
 }
 
+/// `tasks/get`, `tasks/update`, `tasks/cancel`.
+#[derive(Deserialize, Default)]
+pub(crate) struct TaskParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaSlot<'a>>,
+    /// The task id, raw: an id that is not a string gets its own error.
+    #[serde(rename = "taskId", borrow, default)]
+    pub task_id: Option<&'a RawValue>,
+    /// `tasks/update`: the answers, by question key.
+    #[serde(rename = "inputResponses", default)]
+    pub input_responses: Option<Value>,
+}
+
 /// `subscriptions/listen`.
 #[derive(Deserialize, Default)]
 pub(crate) struct ListenParams<'a> {
@@ -175,6 +188,16 @@ impl<'a> WithMeta<'a> for PromptParams<'a> {
 impl<'a> WithMeta<'a> for CompleteParams<'a> {
     fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
         self.meta.take()
+    }
+}
+
+impl<'a> WithMeta<'a> for TaskParams<'a> {
+    fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
+        self.meta.take()
+    }
+    /// `Mcp-Name` mirrors the task id (SEP-2663).
+    fn name(&self) -> Option<&'a RawValue> {
+        self.task_id
     }
 }
 

@@ -54,7 +54,10 @@ impl Pending {
         let id = format!("srv-{}", self.next.fetch_add(1, Ordering::Relaxed));
         let mut open = self.lock();
         if open.len() >= MAX_OPEN {
-            return Err(RpcError::new(rpc::error::code::INTERNAL_ERROR, "the server has too many questions open to clients; retry later"));
+            return Err(RpcError::new(
+                rpc::error::code::INTERNAL_ERROR,
+                "the server has too many questions open to clients; retry later",
+            ));
         }
         if open.keys().filter(|(c, _)| c == conversation).count() >= MAX_PER_CONVERSATION {
             return Err(RpcError::invalid_request(format!(
@@ -69,11 +72,19 @@ impl Pending {
 
     /// Delivers a client's response (`result` or `error`) to the question
     /// `id` of `conversation`; `false` when no such question is open.
-    pub fn answer(&self, conversation: &str, id: &RawValue, result: Option<&RawValue>, error: Option<&RawValue>) -> bool {
+    pub fn answer(
+        &self,
+        conversation: &str,
+        id: &RawValue,
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+    ) -> bool {
         let Ok(id) = serde_json::from_str::<String>(id.get()) else { return false };
         let Some(tx) = self.lock().remove(&(conversation.to_owned(), id)) else { return false };
         let answer = match (result, error) {
-            (Some(result), _) => serde_json::from_str(result.get()).map_err(|e| RpcError::invalid_params(e.to_string())),
+            (Some(result), _) => {
+                serde_json::from_str(result.get()).map_err(|e| RpcError::invalid_params(e.to_string()))
+            }
             (None, Some(error)) => Err(client_error(error)),
             (None, None) => Err(RpcError::invalid_request("a response without `result` or `error`")),
         };

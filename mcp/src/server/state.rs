@@ -38,6 +38,8 @@ pub(crate) struct Inner {
     pub listen_slots: Arc<ListenSlots>,
     /// The server's questions to clients awaiting an answer.
     pub pending: Arc<super::pending::Pending>,
+    /// Tool calls run as tasks.
+    pub tasks: super::task_registry::Tasks,
 }
 
 /// What the endpoint serves besides tools, for its capabilities.
@@ -48,6 +50,8 @@ pub(crate) struct Served {
     pub completions: bool,
     /// Whether list changes are announced (a [`ListChanges`] is configured).
     pub list_changed: bool,
+    /// Whether a tool runs as a task (the tasks extension, 2026-07-28).
+    pub tasks: bool,
 }
 
 impl Served {
@@ -56,6 +60,9 @@ impl Served {
         let mut served = Served { list_changed, ..Served::default() };
         for version in registry.group_versions(group) {
             for method in registry.version(version).into_iter().flat_map(|t| t.group(group)) {
+                if method.descriptor().tool.task != rpc::TaskSupport::Forbidden {
+                    served.tasks = true;
+                }
                 match method.descriptor().mcp {
                     rpc::McpRole::Resource(_) => served.resources = true,
                     rpc::McpRole::Prompt(_) => served.prompts = true,
@@ -84,6 +91,9 @@ impl Served {
         }
         if self.completions {
             caps.insert("completions".into(), json!({}));
+        }
+        if self.tasks && !handshake {
+            caps.insert("extensions".into(), json!({crate::tasks::EXTENSION: {}}));
         }
         Value::Object(caps)
     }

@@ -27,7 +27,7 @@ use super::listen::listen;
 use super::methods::{self, Asked};
 use super::params::{
     CallParams, CompleteParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, PromptParams, ResourceParams,
-    WithMeta, json_str,
+    TaskParams, WithMeta, json_str,
 };
 use super::reply::{Reply, Status, stateless_status};
 use super::state::Inner;
@@ -222,6 +222,12 @@ pub(crate) async fn handle(
         },
         // Boxed: the tools/call path keeps a small future.
         method if methods::is_beyond_tools(method) => Box::pin(beyond_tools(inner, id, request, incoming)).await,
+        "tasks/get" | "tasks/update" | "tasks/cancel" if inner.served.tasks => {
+            match admit::<TaskParams<'_>>(request, incoming) {
+                Ok(admitted) => Box::pin(task_method(inner, id, &request.method, admitted, incoming)).await,
+                Err(error) => fail(error),
+            }
+        }
         "subscriptions/listen" if inner.list_changes.is_some() => match admit::<ListenParams<'_>>(request, incoming) {
             Ok(admitted) => listen(inner, id, admitted.params.notifications, incoming),
             Err(error) => fail(error),
@@ -258,6 +264,19 @@ async fn call(
     {
         return fail(error);
     }
+    // A tool that takes tasks runs as one for a client that takes them.
+    let as_task = match tools.get(&name).map(|t| t.method.descriptor().tool) {
+        Some(hints) if hints.task != rpc::TaskSupport::Forbidden => {
+            if super::tasks::client_takes_tasks(&client) {
+                Some(hints.starts_task)
+            } else if hints.task == rpc::TaskSupport::Required {
+                return fail(super::tasks::tasks_required(&name));
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
     // A tool that may ask the client gets an input-required round.
     let round = match tools.get(&name).filter(|t| t.takes_context) {
         None => None,
@@ -288,8 +307,57 @@ async fn call(
         language: incoming.caller.language,
         conversation: None,
         round,
+        asker: None,
+        task: false,
     };
+    if let Some(starts_task) = as_task {
+        return Box::pin(super::tasks::answer(inner, call, starts_task)).await;
+    }
     tool_call::answer(Arc::clone(inner), call, incoming.accepts, stateless_status).await
+}
+
+/// `tasks/get`, `tasks/update`, `tasks/cancel`, for clients that declare
+/// the tasks extension.
+async fn task_method(
+    inner: &Arc<Inner>,
+    id: &RawValue,
+    method: &str,
+    admitted: Admitted<TaskParams<'_>>,
+    incoming: &Incoming<'_>,
+) -> Reply {
+    let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
+    if !super::tasks::client_takes_tasks(&admitted.client) {
+        let error = ProtocolError::new(
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("{method} needs the extension {} in the client's capabilities", crate::tasks::EXTENSION),
+        )
+        .with_data(json!({"requiredCapabilities": {"extensions": {crate::tasks::EXTENSION: {}}}}));
+        return fail(error);
+    }
+    let Some(task_id) = admitted.params.task_id.and_then(json_str) else {
+        return fail(invalid_params("params.taskId must be a string"));
+    };
+    let owner = incoming.caller.identity.as_ref().map(|i| i.subject.as_str());
+    let texts = inner.texts(incoming.caller.language);
+    let ack = || format!("{{{}}}", &texts.stateless_tail[1..]).into_bytes();
+    let answer = match method {
+        "tasks/get" => {
+            let meta = crate::tools::server_info_meta(&texts.server_info);
+            super::tasks::get(inner, owner, &task_id, &meta).await
+        }
+        "tasks/update" => {
+            super::tasks::update(inner, owner, &task_id, admitted.params.input_responses).await.map(|()| ack())
+        }
+        _ => super::tasks::cancel(inner, owner, &task_id).await.map(|()| ack()),
+    };
+    match answer {
+        Ok(body) => {
+            let mut out = Vec::with_capacity(body.len() + 48);
+            write_result(&mut out, id, &body);
+            Reply::message(Status::Ok, out, Vec::new())
+        }
+        Err(error) => fail(error),
+    }
 }
 
 /// Resources, prompts and completion in this era: admitted as every

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use futures_util::future::Abortable;
-use rpc::i18n::Language;
 use rpc::ask::ClientAsker;
+use rpc::i18n::Language;
 use rpc::{ClientView, Context, Identity, Transport};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -60,6 +60,11 @@ pub(crate) struct ToolCall<'a> {
     pub conversation: Option<Cow<'a, str>>,
     /// The input-required round of a 2026-07-28 call.
     pub round: Option<Round>,
+    /// How the call asks its client, when neither its round nor its stream
+    /// decides (a task).
+    pub asker: Option<Arc<dyn ClientAsker>>,
+    /// The call runs as a task (or may become one).
+    pub task: bool,
 }
 
 /// Runs `call` and answers it; `status` gives the outcome class of an error.
@@ -103,7 +108,7 @@ pub(crate) async fn answer(
 impl ToolCall<'_> {
     /// The call with everything it borrows copied, for a stream that
     /// outlives the request.
-    fn into_owned(self) -> ToolCall<'static> {
+    pub(crate) fn into_owned(self) -> ToolCall<'static> {
         ToolCall {
             id: Cow::Owned(self.id.into_owned()),
             name: Cow::Owned(self.name.into_owned()),
@@ -119,11 +124,13 @@ impl ToolCall<'_> {
             language: self.language,
             conversation: self.conversation.map(|c| Cow::Owned(c.into_owned())),
             round: self.round,
+            asker: self.asker,
+            task: self.task,
         }
     }
 }
 
-fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel: bool) -> Reply {
+pub(crate) fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel: bool) -> Reply {
     let Finished { response, executions, error_code } = finished;
     match response {
         Some(body) => Reply::message(error_code.map_or(Status::Ok, status), body, executions),
@@ -157,9 +164,12 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         language,
         conversation,
         round,
+        asker,
+        task,
         ..
     } = call;
     let streaming = sink.is_some();
+    let in_task = task;
     let Some(tools) = inner.tools.version(version) else {
         return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
     };
@@ -170,12 +180,14 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         invalid_arguments: inner.config.invalid_arguments,
         stateless_tail: &inner.texts(language).stateless_tail,
         input_bytes,
+        task: in_task,
     };
     let tool = tools.get(&name);
     // The context names the method by its registered (static) name; an
     // unknown tool gets no context (its call fails at the lookup).
     let method = tool.map(|t| t.method.name()).unwrap_or_default();
     let asker: Option<Arc<dyn ClientAsker>> = match (&round, &sink, conversation) {
+        _ if asker.is_some() => asker,
         (Some(round), _, _) => Some(round.asker.clone()),
         (None, Some(sink), Some(conversation)) => Some(Arc::new(StreamAsker {
             sink: Arc::clone(sink),

@@ -1,0 +1,13 @@
+// A method that starts its task needs the context to do it.
+use mcp::mcp_tool;
+
+pub struct Svc;
+
+#[rpc::service]
+impl Svc {
+    /// Works long.
+    #[mcp_tool(task = required, starts_task)]
+    pub async fn work(&self) {}
+}
+
+fn main() {}
