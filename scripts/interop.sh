@@ -15,7 +15,8 @@
 #      against scripts/interop/conformance-expected-failures.yml, and
 #      0.2.0-alpha.12 --requirements 2026-07-28, judged against
 #      scripts/interop/conformance-expected-failures-2026-07-28.yml (a
-#      missing file: every scenario must pass; 0.1.16 has none left).
+#      missing file: every scenario must pass; neither has one left, scored
+#      or not).
 #
 # Usage (from the repository root): scripts/interop.sh [--release]
 # Environment:

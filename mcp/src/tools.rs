@@ -225,7 +225,8 @@ pub fn tool_json(
         obj.insert("description".into(), json!(description));
     }
     let mut input = method.schemas().input.clone();
-    if !version.is_stateless() {
+    let written = d.tool.input_schema.is_some();
+    if !version.is_stateless() && !written {
         // `x-mcp-header` is a 2026-07-28 keyword; strict clients of earlier
         // revisions would warn about it.
         if let Some(Value::Object(properties)) = input.get_mut("properties") {
@@ -236,7 +237,9 @@ pub fn tool_json(
             }
         }
     }
-    rpc::schema::single_types(&mut input);
+    if !written {
+        rpc::schema::single_types(&mut input);
+    }
     obj.insert("inputSchema".into(), input);
     if version.has_structured_output()
         && tool.has_output_schema()

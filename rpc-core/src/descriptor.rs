@@ -209,6 +209,11 @@ pub struct ToolHints {
     /// (`#[mcp_tool(task = required, starts_task)]`); otherwise the task
     /// starts before the method runs.
     pub starts_task: bool,
+    /// A hand-written input schema (JSON, checked at compile time:
+    /// `#[mcp_tool(input_schema = "schemas/x.json")]`) that replaces the
+    /// one built from the parameters: published as written (MCP
+    /// `inputSchema`) and enforced before the call, over MCP and `/rpc`.
+    pub input_schema: Option<&'static str>,
 }
 
 /// Whether a tool runs as a task (the MCP extension
@@ -250,6 +255,7 @@ impl ToolHints {
         requires_client: &[],
         task: TaskSupport::Forbidden,
         starts_task: false,
+        input_schema: None,
     };
 }
 

@@ -157,6 +157,10 @@ pub struct ToolArgs {
     /// questions (needs `task`).
     #[darling(default)]
     pub starts_task: Flag,
+    /// A hand-written input schema (a JSON file relative to the crate's
+    /// manifest, or inline JSON): published and enforced unmodified.
+    #[darling(default)]
+    pub input_schema: Option<Str>,
 }
 
 /// `#[mcp_resource(...)]` on a method: a resource, or a resource template

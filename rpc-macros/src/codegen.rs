@@ -262,6 +262,13 @@ impl Method {
             t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
         let task = quote::format_ident!("{}", crate::method::task_variant(t).unwrap_or("Forbidden"));
         let starts_task = t.starts_task.is_present();
+        let input_schema = match &self.input_schema {
+            None => quote!(::core::option::Option::None),
+            Some(crate::method::InputSchema::File(path)) => {
+                quote!(::core::option::Option::Some(::core::include_str!(#path)))
+            }
+            Some(crate::method::InputSchema::Inline(text)) => quote!(::core::option::Option::Some(#text)),
+        };
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);
         let role = crate::role::tokens(&self.role, k);
@@ -285,6 +292,7 @@ impl Method {
                     requires_client: &[#(#requires_client),*],
                     task: #k::TaskSupport::#task,
                     starts_task: #starts_task,
+                    input_schema: #input_schema,
                 },
                 mcp: #role,
                 schemas: Self::#schemas_fn,

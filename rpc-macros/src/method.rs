@@ -252,6 +252,8 @@ pub struct Method {
     pub docs: docs::Docs,
     pub deprecated: Option<String>,
     pub tool: ToolArgs,
+    /// `#[mcp_tool(input_schema = "...")]`, checked.
+    pub input_schema: Option<InputSchema>,
     /// What the method is to MCP.
     pub role: crate::role::Role,
     /// `#[rpc::cache]`, `#[rpc::lock]`, `#[rpc::invalidates]`.
@@ -401,6 +403,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         ));
     }
     check_headers(&params, errors);
+    let input_schema = input_schema(&tool, &params, errors);
     let output = match output_of(&item.sig.output) {
         Ok(output) => output,
         Err(e) => {
@@ -419,6 +422,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         docs,
         deprecated: deprecation(&item.attrs),
         tool,
+        input_schema,
         role,
         policies,
         sig_span: item.sig.ident.span(),
@@ -504,6 +508,87 @@ fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
              remove one of them",
         ));
     }
+}
+
+/// Where a hand-written input schema comes from.
+pub enum InputSchema {
+    /// A file, by its absolute path (`include_str!`, so edits rebuild).
+    File(String),
+    /// Inline JSON.
+    Inline(String),
+}
+
+/// Reads and checks `input_schema = "..."`: JSON, an object schema of
+/// `"type": "object"`, whose `properties` are exactly the method's parameters.
+pub fn input_schema(tool: &ToolArgs, params: &[Param], errors: &mut Errors) -> Option<InputSchema> {
+    let literal = tool.input_schema.as_ref()?;
+    let value = literal.value();
+    let (source, text) = if value.trim_start().starts_with('{') {
+        (InputSchema::Inline(value.clone()), value)
+    } else {
+        let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+        let path = std::path::Path::new(&base).join(&value);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => (InputSchema::File(path.display().to_string()), text),
+            Err(e) => {
+                errors.push(syn::Error::new(
+                    literal.span(),
+                    format!(
+                        "cannot read the input schema {} ({e}): give a JSON file relative to the crate's Cargo.toml, \
+                         or the schema itself (`input_schema = r#\"{{...}}\"#`)",
+                        path.display()
+                    ),
+                ));
+                return None;
+            }
+        }
+    };
+    let schema: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(schema) => schema,
+        Err(e) => {
+            errors.push(syn::Error::new(literal.span(), format!("the input schema is not JSON: {e}")));
+            return None;
+        }
+    };
+    if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        errors.push(syn::Error::new(
+            literal.span(),
+            "an input schema is an object schema: its root needs `\"type\": \"object\"`",
+        ));
+        return None;
+    }
+    let names: Vec<&str> = params.iter().filter(|p| !crate::role::is_context(p)).map(|p| p.name.as_str()).collect();
+    let empty = serde_json::Map::new();
+    let properties = schema.get("properties").and_then(serde_json::Value::as_object).unwrap_or(&empty);
+    let mut ok = true;
+    // A misspelt property is one mistake: its parameter is not reported missing too.
+    let mut meant: Vec<&str> = Vec::new();
+    for property in properties.keys() {
+        if !names.contains(&property.as_str()) {
+            let hint = crate::policies::did_you_mean(property, names.iter().copied());
+            if let Some(name) = names.iter().find(|n| hint.contains(&format!("`{n}`"))) {
+                meant.push(name);
+            }
+            errors.push(syn::Error::new(
+                literal.span(),
+                format!("the input schema's property `{property}` is not a parameter of the method{hint}"),
+            ));
+            ok = false;
+        }
+    }
+    for p in params.iter().filter(|p| !crate::role::is_context(p)) {
+        if !properties.contains_key(&p.name) && !meant.contains(&p.name.as_str()) {
+            errors.push(syn::Error::new(
+                p.span,
+                format!(
+                    "parameter `{}` is not in the input schema's `properties`: clients could never give it",
+                    p.name
+                ),
+            ));
+            ok = false;
+        }
+    }
+    ok.then_some(source)
 }
 
 /// Header names are case-insensitively unique within a tool (SEP-2243).

@@ -221,6 +221,34 @@ impl Fixtures {
         Content::text(format!("region: {region}"))
     }
 
+    /// Records a contact, described by a hand-written JSON Schema 2020-12
+    /// (`$defs` with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`) that
+    /// is listed as written and enforced before the call.
+    ///
+    /// Fixture of the `json-schema-2020-12` scenario.
+    #[mcp_tool(
+        title = "JSON Schema 2020-12",
+        read_only_hint = true,
+        open_world_hint = false,
+        input_schema = "schemas/json_schema_2020_12.json"
+    )]
+    #[allow(non_snake_case)]
+    pub fn json_schema_2020_12_tool(
+        &self,
+        name: Option<String>,
+        address: Option<serde_json::Value>,
+        contactMethod: Option<String>,
+        phone: Option<String>,
+        email: Option<String>,
+    ) -> Content {
+        let how = match contactMethod.as_deref() {
+            Some("phone") => format!("phone {}", phone.unwrap_or_default()),
+            _ => format!("email {}", email.or(phone).unwrap_or_default()),
+        };
+        let city = address.as_ref().and_then(|a| a["city"].as_str()).unwrap_or("nowhere");
+        Content::text(format!("{} in {city}, by {how}", name.unwrap_or_else(|| "someone".into())))
+    }
+
     /// Always fails: the result is a tool error (`isError: true`).
     ///
     /// Fixture of the `tools-call-error` scenario.

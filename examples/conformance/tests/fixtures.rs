@@ -65,6 +65,13 @@ impl Session {
     }
 
     async fn request(&self, method: &str, params: Value) -> Value {
+        let body = self.request_raw(method, params).await;
+        assert!(body.get("error").is_none(), "{method} failed: {body}");
+        body["result"].clone()
+    }
+
+    /// The whole response, an error included.
+    async fn request_raw(&self, method: &str, params: Value) -> Value {
         let response = self
             .client
             .post(&self.url)
@@ -77,9 +84,7 @@ impl Session {
             .await
             .expect("request sent");
         assert_eq!(response.status(), 200, "{method}");
-        let body: Value = response.json().await.expect("json");
-        assert!(body.get("error").is_none(), "{method} failed: {body}");
-        body["result"].clone()
+        response.json().await.expect("json")
     }
 
     async fn call(&self, tool: &str) -> Value {
@@ -101,6 +106,7 @@ async fn lists_every_fixture_with_a_description() {
             "confirm_delete",
             "failing_job",
             "greet",
+            "json_schema_2020_12_tool",
             "multi_input",
             "protocol_error_job",
             "slow_compute",
@@ -141,6 +147,35 @@ async fn lists_every_fixture_with_a_description() {
             .contains(&tool["name"].as_str().unwrap_or_default());
         assert_eq!(tool["annotations"]["readOnlyHint"].as_bool(), (!changes_state).then_some(true), "{tool}");
         assert_eq!(tool["annotations"]["openWorldHint"], false, "{tool}");
+    }
+}
+
+#[tokio::test]
+async fn a_hand_written_schema_is_listed_as_written_and_enforced() {
+    let server = start().await;
+    let session = Session::open(&server.mcp).await;
+    let listed = session.request("tools/list", json!({})).await;
+    let tool =
+        listed["tools"].as_array().expect("tools").iter().find(|t| t["name"] == "json_schema_2020_12_tool").cloned();
+    let written: Value =
+        serde_json::from_str(include_str!("../schemas/json_schema_2020_12.json")).expect("the fixture schema");
+    assert_eq!(tool.expect("listed")["inputSchema"], written, "returned unmodified");
+
+    let call = |arguments: Value| {
+        session.request("tools/call", json!({"name": "json_schema_2020_12_tool", "arguments": arguments}))
+    };
+    let ok = call(json!({"name": "Ann", "contactMethod": "phone", "phone": "1", "address": {"city": "Kyiv"}})).await;
+    assert_eq!(ok["content"][0]["text"], "Ann in Kyiv, by phone 1", "{ok}");
+    // `if`/`then`: phone chosen, no phone; `additionalProperties: false`; `$ref` into `$defs`.
+    for wrong in [
+        json!({"contactMethod": "phone", "email": "a@b"}),
+        json!({"email": "a@b", "fax": "2"}),
+        json!({"email": "a@b", "address": {"city": 5}}),
+        json!({"name": "no contact at all"}),
+    ] {
+        let refused =
+            session.request_raw("tools/call", json!({"name": "json_schema_2020_12_tool", "arguments": wrong})).await;
+        assert_eq!(refused["error"]["code"], -32602, "{wrong}: {refused}");
     }
 }
 

@@ -168,6 +168,45 @@ fn applicators_and_references() {
     }
 }
 
+/// The hand-written schema of the conformance suite's
+/// `json-schema-2020-12` scenario (`$anchor`, `allOf`/`anyOf`,
+/// `if`/`then`/`else`, `additionalProperties: false`).
+#[test]
+fn a_hand_written_2020_12_input_schema() {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    agree(
+        &schema,
+        &[
+            json!({"contactMethod": "phone", "phone": "1"}),
+            json!({"contactMethod": "phone", "email": "a@b"}),
+            json!({"email": "a@b"}),
+            json!({"phone": "1"}),
+            json!({"name": "x"}),
+            json!({"email": "a@b", "fax": "2"}),
+            json!({"email": "a@b", "address": {"city": 5}}),
+            json!({"email": "a@b", "address": {"city": "Kyiv"}, "contactMethod": "email"}),
+            json!({"email": "a@b", "contactMethod": "post"}),
+        ],
+    );
+}
+
 #[derive(Deserialize, JsonSchema)]
 #[allow(dead_code)]
 struct Search {
