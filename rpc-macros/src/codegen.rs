@@ -260,14 +260,14 @@ impl Method {
             (hint(t.read_only_hint), hint(t.destructive_hint), hint(t.idempotent_hint), hint(t.open_world_hint));
         let requires_client: Vec<String> =
             t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
-        let task = quote::format_ident!("{}", crate::method::task_variant(t).unwrap_or("Forbidden"));
+        let task = quote::format_ident!("{}", crate::tool_checks::task_variant(t).unwrap_or("Forbidden"));
         let starts_task = t.starts_task.is_present();
         let input_schema = match &self.input_schema {
             None => quote!(::core::option::Option::None),
-            Some(crate::method::InputSchema::File(path)) => {
+            Some(crate::tool_checks::InputSchema::File(path)) => {
                 quote!(::core::option::Option::Some(::core::include_str!(#path)))
             }
-            Some(crate::method::InputSchema::Inline(text)) => quote!(::core::option::Option::Some(#text)),
+            Some(crate::tool_checks::InputSchema::Inline(text)) => quote!(::core::option::Option::Some(#text)),
         };
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);

@@ -20,6 +20,7 @@ mod role;
 mod rules;
 mod service;
 mod spans;
+mod tool_checks;
 mod uri_template;
 mod values;
 
