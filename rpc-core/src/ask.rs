@@ -28,6 +28,12 @@ pub trait ClientAsker: Send + Sync + 'static {
     }
 }
 
+/// The code of the error an unanswered question gives the method in an
+/// input-required round (MCP 2026-07-28): the request is answered with the
+/// questions instead, so it reaches no client; it is logged at `debug`, as
+/// the expected step it is.
+pub const INPUT_REQUIRED: i32 = -32031;
+
 /// The code of a call that asked what its transport cannot ask.
 pub const CANNOT_ASK: i32 = -32030;
 

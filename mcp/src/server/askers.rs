@@ -69,7 +69,7 @@ pub(crate) struct RoundAsker {
 /// The error an unanswered question gives the method (its call is then
 /// answered with the `InputRequiredResult`, whatever the method does).
 fn input_required(key: &str) -> RpcError {
-    RpcError::new(rpc::error::code::INTERNAL_ERROR, format!("input `{key}` is required from the client"))
+    RpcError::new(rpc::ask::INPUT_REQUIRED, format!("input `{key}` is required from the client"))
 }
 
 impl RoundAsker {

@@ -13,12 +13,12 @@ pub(super) const LOGGED_PARAMS_BYTES: usize = 256;
 const LOGGED_MESSAGE_BYTES: usize = 512;
 
 /// The level a call's error is logged at: internal errors at `error`,
-/// the method's own errors at `info`, the caller's mistakes and refusals
-/// at `debug`.
+/// the method's own errors at `info`, the caller's mistakes, refusals and
+/// questions awaiting the client's answer at `debug`.
 pub(super) fn log_level(stage: Stage, error: &RpcError) -> tracing::Level {
     if error.code() == crate::error::code::INTERNAL_ERROR {
         tracing::Level::ERROR
-    } else if stage == Stage::Method {
+    } else if stage == Stage::Method && error.code() != crate::ask::INPUT_REQUIRED {
         tracing::Level::INFO
     } else {
         tracing::Level::DEBUG
@@ -92,5 +92,20 @@ impl Shown {
             text.push('…');
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod level_tests {
+    use super::*;
+
+    #[test]
+    fn levels_follow_who_is_at_fault() {
+        let error = |code| RpcError::new(code, "x");
+        assert_eq!(log_level(Stage::Method, &error(crate::error::code::INTERNAL_ERROR)), tracing::Level::ERROR);
+        assert_eq!(log_level(Stage::Method, &error(1)), tracing::Level::INFO);
+        assert_eq!(log_level(Stage::Validation, &error(-32602)), tracing::Level::DEBUG);
+        // A question awaiting the client's answer is a step, not a failure.
+        assert_eq!(log_level(Stage::Method, &error(crate::ask::INPUT_REQUIRED)), tracing::Level::DEBUG);
     }
 }
