@@ -38,6 +38,8 @@ mod arguments;
 pub mod ask;
 pub mod call;
 pub mod changes;
+#[cfg(feature = "redis")]
+mod changes_redis;
 pub mod completion;
 pub mod config;
 pub mod content;

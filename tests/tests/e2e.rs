@@ -32,6 +32,7 @@ mod mcp_schemas;
 mod mcp_session_bounds;
 mod mcp_stateless;
 mod mcp_tasks;
+mod mcp_updates;
 mod pipeline_cache;
 mod pipeline_events;
 mod pipeline_locks;

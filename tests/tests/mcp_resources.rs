@@ -165,7 +165,8 @@ async fn stateless_era() {
     let client = Modern::new(server.url("/mcp"));
     let discover = client.call("server/discover", json!({})).await;
     let caps = &discover.json["result"]["capabilities"];
-    assert_eq!(caps["resources"], json!({"subscribe": false, "listChanged": true}), "{}", discover.text);
+    // Subscriptions are `resourceSubscriptions` on `subscriptions/listen` in this era.
+    assert_eq!(caps["resources"], json!({"subscribe": true, "listChanged": true}), "{}", discover.text);
     assert_eq!(caps["completions"], json!({}));
 
     let list = client.call("resources/list", json!({})).await;

@@ -20,6 +20,15 @@ use rpc::{
 pub use activity::{Activity, ActivityListener, ActivityLog};
 pub use services::{Admin, Catalog, CatalogV2, Mcp, Pinger};
 
+/// The catalog's change hub: a renamed product raises
+/// `notifications/resources/updated` for `catalog://products/{id}` on the
+/// `subscriptions/listen` streams that subscribed to it (2026-07-28), on
+/// every instance when they share Redis ([`Shared::redis`]).
+pub fn changes() -> &'static mcp::ListChanges {
+    static CHANGES: std::sync::OnceLock<mcp::ListChanges> = std::sync::OnceLock::new();
+    CHANGES.get_or_init(mcp::ListChanges::new)
+}
+
 /// The catalog's registry: its services, registered by instance (version 2
 /// shares version 1's data).
 pub fn registry() -> Result<Registry, RegistryError> {
@@ -80,6 +89,8 @@ impl Shared {
     pub async fn redis(url: &str, prefix: &str) -> Result<Self, String> {
         let redis = rpc::store::redis::RedisStore::connect(url).await.map_err(|e| e.to_string())?.with_prefix(prefix);
         redis.ping().await.map_err(|e| e.to_string())?;
+        // Once per process: a second Shared on the same hub keeps the first relay.
+        let _ = changes().share_through_redis(&redis).await;
         Ok(Shared {
             stores: redis.stores(),
             sessions: Arc::new(mcp::session::RedisSessionStore::new(redis.clone())),
@@ -165,7 +176,7 @@ fn mcp_endpoint(
     public_url: Option<PublicUrl>,
     settings: Option<&mcp::settings::Settings>,
 ) -> Result<McpEndpoint, String> {
-    let mut mcp = McpEndpoint::builder::<Mcp>(executor);
+    let mut mcp = McpEndpoint::builder::<Mcp>(executor).list_changes(changes().clone());
     if let Some(shared) = shared {
         mcp = mcp.session_store(shared.sessions).task_store(shared.tasks);
     }

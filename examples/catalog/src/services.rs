@@ -272,6 +272,8 @@ impl Catalog {
         let mut products = self.products.write().unwrap_or_else(|e| e.into_inner());
         let product = products.iter_mut().find(|p| p.id == id).ok_or(CatalogError::NotFound(id))?;
         product.name = name.trim().to_owned();
+        // Agents that subscribed to the product's resource read it again.
+        crate::changes().resource_updated(&format!("catalog://products/{id}"));
         Ok(product.clone())
     }
 

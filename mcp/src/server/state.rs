@@ -84,7 +84,12 @@ impl Served {
         caps.insert("logging".into(), json!({}));
         if self.resources {
             // Handshake-era sessions subscribe to a resource.
-            caps.insert("resources".into(), json!({"subscribe": handshake, "listChanged": changed}));
+            // Handshake era: resources/subscribe; 2026-07-28: resourceSubscriptions
+            // on subscriptions/listen, served with a change hub.
+            caps.insert(
+                "resources".into(),
+                json!({"subscribe": handshake || self.list_changed, "listChanged": changed}),
+            );
         }
         if self.prompts {
             caps.insert("prompts".into(), json!({"listChanged": changed}));

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -165,15 +166,17 @@ pub(crate) fn finished_stream(events: Vec<Bytes>, finished: Finished, executor: 
 }
 
 /// What a `subscriptions/listen` stream delivers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ListenFilter {
     pub tools: bool,
     pub prompts: bool,
     pub resources: bool,
+    /// The resources whose updates it delivers (`resourceSubscriptions`).
+    pub uris: Vec<String>,
 }
 
 impl ListenFilter {
-    fn wants(self, change: ListChange) -> bool {
+    fn wants(&self, change: ListChange) -> bool {
         match change {
             ListChange::Tools => self.tools,
             ListChange::Prompts => self.prompts,
@@ -207,6 +210,8 @@ pub(crate) struct Listen {
     pub acknowledgement: Vec<u8>,
     pub filter: ListenFilter,
     pub changes: broadcast::Receiver<ListChange>,
+    /// Resource updates (their URIs).
+    pub updates: broadcast::Receiver<Arc<str>>,
     /// The endpoint's close, the server's shutdown.
     pub closed: Vec<watch::Receiver<bool>>,
     pub keep_alive: Duration,
@@ -225,6 +230,7 @@ pub(crate) fn listen_stream(listen: Listen) -> MessageStream {
         id: String,
         filter: ListenFilter,
         changes: broadcast::Receiver<ListChange>,
+        updates: broadcast::Receiver<Arc<str>>,
         closed: Vec<watch::Receiver<bool>>,
         tick: tokio::time::Interval,
         done: bool,
@@ -238,6 +244,14 @@ pub(crate) fn listen_stream(listen: Listen) -> MessageStream {
             ))
         }
 
+        fn update_frame(&self, uri: &str) -> Bytes {
+            let uri = serde_json::to_string(uri).unwrap_or_default();
+            Bytes::from(format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{{\"uri\":{uri},\"_meta\":{}}}}}",
+                self.tagged_meta
+            ))
+        }
+
         fn farewell(&self) -> Bytes {
             Bytes::from(format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"resultType\":\"complete\",\"_meta\":{}}}}}",
@@ -245,7 +259,7 @@ pub(crate) fn listen_stream(listen: Listen) -> MessageStream {
             ))
         }
     }
-    let Listen { id, acknowledgement, filter, changes, closed, keep_alive, slot } = listen;
+    let Listen { id, acknowledgement, filter, changes, updates, closed, keep_alive, slot } = listen;
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let state = State {
@@ -255,6 +269,7 @@ pub(crate) fn listen_stream(listen: Listen) -> MessageStream {
         id,
         filter,
         changes,
+        updates,
         closed,
         tick,
         done: false,
@@ -299,6 +314,23 @@ pub(crate) fn listen_stream(listen: Listen) -> MessageStream {
                         let farewell = s.farewell();
                         return Some((Frame::Message(farewell), s));
                     }
+                },
+                received = s.updates.recv(), if !s.filter.uris.is_empty() => match received {
+                    Ok(uri) if s.filter.uris.iter().any(|u| **u == *uri) => {
+                        let frame = s.update_frame(&uri);
+                        return Some((Frame::Message(frame), s));
+                    }
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Updates were missed: every subscribed resource may
+                        // have changed, so each is announced.
+                        let frames: Vec<Bytes> = s.filter.uris.iter().map(|uri| s.update_frame(uri)).collect();
+                        s.queue.extend(frames);
+                        if let Some(frame) = s.queue.pop_front() {
+                            return Some((Frame::Message(frame), s));
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => {}
                 },
                 _ = s.tick.tick() => return Some((Frame::KeepAlive, s)),
             }

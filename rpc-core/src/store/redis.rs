@@ -62,6 +62,7 @@ const RELEASE: &str =
 /// the `mcp` crate, the session store).
 #[derive(Clone)]
 pub struct RedisStore {
+    client: redis::Client,
     connection: ConnectionManager,
     prefix: Arc<str>,
     release: Arc<Script>,
@@ -116,18 +117,30 @@ impl RedisStore {
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_secs(1));
         let connection =
-            match tokio::time::timeout(connect * 2, ConnectionManager::new_with_config(client, config)).await {
+            match tokio::time::timeout(connect * 2, ConnectionManager::new_with_config(client.clone(), config)).await {
                 Ok(Ok(connection)) => connection,
                 Ok(Err(e)) => return Err(failed("connection", e)),
                 Err(_) => return Err(StoreError::new(format!("redis connection: no answer within {connect:?}"))),
             };
         Ok(RedisStore {
+            client,
             connection,
             prefix: Arc::from(""),
             release: Arc::new(Script::new(RELEASE)),
             breaker: Arc::default(),
             response_timeout: response,
         })
+    }
+
+    /// The client the connection was made with, for connections of another
+    /// kind (publish/subscribe).
+    pub fn client(&self) -> &redis::Client {
+        &self.client
+    }
+
+    /// How long one command may take before Redis counts as unavailable.
+    pub fn response_timeout(&self) -> Duration {
+        self.response_timeout
     }
 
     /// Whether the circuit breaker is open: Redis did not answer, and
