@@ -34,7 +34,13 @@ pub const DEADLINE: Duration = Duration::from_secs(120);
 /// The application, built once.
 fn app() -> &'static Router {
     static APP: OnceLock<Router> = OnceLock::new();
-    APP.get_or_init(|| catalog::app(Environment::Prod).expect("the catalog's registry builds"))
+    APP.get_or_init(|| {
+        let app = catalog::app(Environment::Prod).expect("the catalog's registry builds");
+        // Long-lived streams (a session's GET, subscriptions/listen) end at
+        // once, so every answer is whole within the deadline.
+        catalog::changes().close();
+        app
+    })
 }
 
 /// Runs one input of the MCP target.

@@ -166,7 +166,7 @@ fn mcp() -> Vec<Seed> {
         seed("handshake_no_session", h.post(None, "/mcp/v1", &call("tools/list", "{}")), &[400]),
         seed("handshake_delete", Encoder::new(Some("2025-06-18")).request("DELETE", "/mcp/v1", MCP_TARGETS, STANDARD, &[], "").finish(), &[200]),
         seed("handshake_session_other_version", h.post(Some("2025-06-18"), "/mcp/v2", &call("tools/list", "{}")), &[404]),
-        seed("get_stream", h.with("GET", "/mcp/v1", STANDARD, &[], ""), &[405]),
+        seed("get_stream", h.with("GET", "/mcp/v1", STANDARD, &[], ""), &[400]),
         seed("put", h.with("PUT", "/mcp/v1", STANDARD, &[], ""), &[405]),
         seed("options_preflight", h.with("OPTIONS", "/mcp/v1", STANDARD, &[(1, "origin", "http://localhost:8080"), (0, "access-control-request-method", "POST")], ""), &[204]),
         seed("foreign_host", h.with("POST", "/mcp/v1", STANDARD, &[(1, "host", "evil.example")], &modern("tools/list", "")), &[403]),

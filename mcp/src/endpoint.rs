@@ -178,6 +178,12 @@ impl McpEndpointBuilder {
         if let Some(limit) = settings.max_body_bytes {
             self.config.max_body_bytes = limit;
         }
+        if let Some(secret) = &settings.request_state_secret {
+            self.config.request_state_key = crate::state_key::StateKey::from_secret(secret.as_bytes());
+        }
+        if let Some(ttl) = settings.task_ttl {
+            self.config.task_ttl = ttl;
+        }
         if let Some(hints) = &settings.cache_hints {
             self.config.list_ttl = hints.ttl;
             self.config.cache_scope = match hints.scope {

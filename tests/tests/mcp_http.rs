@@ -177,9 +177,22 @@ async fn protocol_version_header() {
 async fn http_methods_paths_and_media_types() {
     let server = TestServer::catalog(Environment::Dev).await;
     let client = catalog_session(&server, "2025-11-25").await;
-    let get = client.send(Method::GET, None, &[("accept", "text/event-stream")]).await;
-    assert_eq!(get.status, 405, "no server-initiated stream");
-    assert!(get.headers.get("allow").is_some());
+    // The catalog has a change hub: a session's GET opens its own stream
+    // (headers only here; tests/tests/mcp_updates.rs reads it).
+    let get = reqwest::Client::new()
+        .get(&client.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", client.session.clone().expect("a session"))
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .expect("GET sent");
+    assert_eq!(get.status(), 200, "the session's own stream");
+    assert!(get.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    drop(get);
+    let put = client.send(Method::PUT, None, &[]).await;
+    assert_eq!(put.status, 405);
+    assert!(put.headers.get("allow").is_some());
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
 
     let sse = client.send(Method::POST, Some(ping.clone()), &[("accept", "text/event-stream")]).await;

@@ -149,3 +149,83 @@ async fn renaming_a_product_updates_its_resource_for_subscribed_agents() {
     let read = client.call("resources/read", json!({"uri": "catalog://products/42"})).await;
     assert!(read.text.contains("answer"), "the resource reads the new name: {}", read.text);
 }
+
+/// Opens the GET stream of `client`'s session.
+async fn session_stream(client: &e2e_tests::raw_mcp::RawMcp) -> reqwest::Response {
+    let mut request = reqwest::Client::new().get(&client.url).header("accept", "text/event-stream");
+    if let Some(session) = &client.session {
+        request = request.header("mcp-session-id", session.as_str());
+    }
+    if let Some(protocol) = &client.protocol {
+        request = request.header("mcp-protocol-version", protocol.as_str());
+    }
+    request.send().await.expect("GET sent")
+}
+
+#[tokio::test]
+async fn a_handshake_session_gets_updates_of_its_subscriptions_on_its_get_stream() {
+    let changes = ListChanges::new();
+    let server = TestServer::start(app(changes.clone())).await;
+    let mut client = e2e_tests::raw_mcp::RawMcp::new(server.url("/mcp"));
+    client.initialize("2025-11-25").await;
+    let subscribed = client
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "doc://items/1"}}))
+        .await;
+    assert!(subscribed.json.get("result").is_some(), "{}", subscribed.text);
+
+    let response = session_stream(&client).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let mut stream = SseReader::new(response);
+    changes.resource_updated("doc://items/2");
+    changes.resource_updated("doc://items/1");
+    let update = stream.next(WAIT).await.expect("an update");
+    assert_eq!(
+        update,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "doc://items/1"}})
+    );
+    assert!(stream.next_within(Duration::from_millis(300)).await.is_none(), "not subscribed to item 2");
+
+    // Unsubscribed (the session store is read at each update): nothing more.
+    client
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "resources/unsubscribe", "params": {"uri": "doc://items/1"}}),
+        )
+        .await;
+    changes.resource_updated("doc://items/1");
+    assert!(stream.next_within(Duration::from_millis(300)).await.is_none(), "unsubscribed");
+
+    // The session ends: so does its stream.
+    let ended = client.send(reqwest::Method::DELETE, None, &[]).await;
+    assert_eq!(ended.status, 200, "{}", ended.text);
+    changes.resource_updated("doc://items/1");
+    assert!(stream.next(WAIT).await.is_none(), "the stream ended with its session");
+}
+
+#[tokio::test]
+async fn a_get_stream_needs_a_live_session_and_an_event_stream() {
+    let changes = ListChanges::new();
+    let server = TestServer::start(app(changes.clone())).await;
+    let mut client = e2e_tests::raw_mcp::RawMcp::new(server.url("/mcp"));
+    let no_session = session_stream(&client).await;
+    assert_eq!(no_session.status(), 400);
+    client.session = Some("0123456789abcdef0123456789abcdef".into());
+    assert_eq!(session_stream(&client).await.status(), 404, "an unknown session");
+    client.initialize("2025-11-25").await;
+    let json_only = reqwest::Client::new()
+        .get(&client.url)
+        .header("accept", "application/json")
+        .header("mcp-session-id", client.session.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json_only.status(), 406);
+    // Without a change hub there is nothing to send: 405, as before.
+    let registry = rpc::Registry::builder().service(fixtures::Documents).build().expect("registry");
+    let executor = rpc::Executor::new(registry, Environment::Dev);
+    let endpoint = mcp::McpEndpoint::builder::<fixtures::Docs>(executor).build();
+    let quiet = TestServer::start(rpc::server::Router::new().nest("/mcp", endpoint)).await;
+    let mut other = e2e_tests::raw_mcp::RawMcp::new(quiet.url("/mcp"));
+    other.initialize("2025-11-25").await;
+    assert_eq!(session_stream(&other).await.status(), 405);
+}

@@ -173,6 +173,9 @@ impl McpEndpoint {
                     HttpMethod::DELETE if eras.handshake() => {
                         Box::pin(self.delete(version, request.headers(), caller)).await
                     }
+                    HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
+                        Box::pin(self.session_stream(version, request.headers(), caller, request.extensions())).await
+                    }
                     HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
                     HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
                     _ => method_not_allowed(allow),
@@ -224,6 +227,24 @@ impl McpEndpoint {
             closing: parts.extensions.get::<Draining>().map(Draining::receiver),
         };
         let reply = self.server.handle(incoming).await;
+        to_http(&self.server, reply, accepts)
+    }
+
+    /// `GET` of a session: its own stream of notifications.
+    async fn session_stream(
+        &self,
+        version: u32,
+        headers: &HeaderMap,
+        caller: Caller,
+        extensions: &http::Extensions,
+    ) -> HttpResponse {
+        let mut incoming = Incoming::new(envelope::Body::Batch(Vec::new()), version, caller);
+        incoming.session = header_text(headers, &SESSION_HEADER);
+        incoming.protocol = header_text(headers, &PROTOCOL_VERSION_HEADER);
+        incoming.accepts = accepted(headers);
+        incoming.closing = extensions.get::<Draining>().map(Draining::receiver);
+        let accepts = incoming.accepts;
+        let reply = self.server.open_session_stream(incoming).await;
         to_http(&self.server, reply, accepts)
     }
 

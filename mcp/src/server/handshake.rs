@@ -452,7 +452,7 @@ async fn initialize(
 /// without it, 2025-03-26 (as the specification says: clients of later
 /// revisions must send the header), or 2024-11-05 for a session that
 /// negotiated that.
-async fn session_of(
+pub(crate) async fn session_of(
     inner: &Inner,
     endpoint: &str,
     incoming: &Incoming<'_>,

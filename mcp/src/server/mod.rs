@@ -39,6 +39,7 @@ mod params;
 pub(crate) mod pending;
 mod reply;
 pub(crate) mod request_state;
+mod session_stream;
 pub(crate) mod state;
 mod stateless;
 mod stream;
@@ -153,6 +154,24 @@ impl McpServer {
             return Reply::error(Status::NotFound, None, &error);
         };
         handshake::end_session(&self.inner, tools.endpoint(), &incoming).await
+    }
+
+    /// Opens the handshake-era session's own stream (HTTP `GET` with
+    /// `Mcp-Session-Id`): `notifications/resources/updated` for the resources
+    /// it subscribed to, keep-alives; it ends with the session. Offered only
+    /// when [`sends_on_its_own`](Self::sends_on_its_own).
+    pub async fn open_session_stream(&self, incoming: Incoming<'_>) -> Reply {
+        let Some(tools) = self.inner.tools.version(incoming.version) else {
+            let error = invalid(format!("group `{}` has no MCP endpoint at this path", self.inner.group));
+            return Reply::error(Status::NotFound, None, &error);
+        };
+        session_stream::open(&self.inner, tools.endpoint(), &incoming).await
+    }
+
+    /// Whether the server has anything to send outside a request (a change
+    /// hub is configured): only then is a session's own stream offered.
+    pub fn sends_on_its_own(&self) -> bool {
+        self.inner.list_changes.is_some()
     }
 
     /// Runs the after-response work of `executions` (listeners, cache

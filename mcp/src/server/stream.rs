@@ -187,7 +187,7 @@ impl ListenFilter {
 
 /// Resolves when any of `signals` is set (or its sender is gone); never
 /// without signals.
-async fn any_set(signals: &mut [watch::Receiver<bool>]) {
+pub(crate) async fn any_set(signals: &mut [watch::Receiver<bool>]) {
     if signals.is_empty() {
         return std::future::pending().await;
     }

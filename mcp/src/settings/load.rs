@@ -49,6 +49,8 @@ const GROUP_KEYS: &[&str] = &[
     "cors_origins",
     "public_url",
     "cache_hints",
+    "request_state_secret",
+    "task_ttl",
 ];
 const SERVER_KEYS: &[&str] = &[
     "name",
@@ -192,6 +194,18 @@ impl GroupSettings {
         }
         if let Some(base) = &self.public_url {
             rpc::server::PublicUrl::parse(base).map_err(|e| SettingsError::new(key("public_url"), e.to_string()))?;
+        }
+        if self.request_state_secret.as_ref().is_some_and(|secret| secret.len() < 32) {
+            return Err(SettingsError::new(
+                key("request_state_secret"),
+                "must be at least 32 bytes (e.g. `openssl rand -hex 32`), the same on every instance",
+            ));
+        }
+        if let Some(ttl) = self.task_ttl.filter(|d| d.as_secs() < 1 || *d > max_ttl) {
+            return Err(SettingsError::new(
+                key("task_ttl"),
+                format!("{} is not between a second and a year (`365d`)", shown(ttl)),
+            ));
         }
         if let Some(origins) = &self.cors_origins {
             rpc::security::Cors::origins(origins)
@@ -483,6 +497,8 @@ mod tests {
             ("[server]\ntitel = 'x'", "server.titel", "did you mean `title`"),
             ("max_body_bytes = 'lots'", "max_body_bytes", "invalid type"),
             ("max_body_bytes = 0", "max_body_bytes", "at least 1"),
+            ("request_state_secret = 'short'", "request_state_secret", "at least 32 bytes"),
+            ("task_ttl = 0", "task_ttl", "between a second and a year"),
             ("session_ttl = 'soon'", "session_ttl", "not a duration"),
             ("public_url = 'ftp://x'", "public_url", "not an http(s) base URL"),
             ("[server]\nregistry_name = 'nodots'", "server.registry_name", "not a registry name"),

@@ -78,6 +78,14 @@ pub struct GroupSettings {
     pub public_url: Option<String>,
     /// How long and by whom tool lists may be reused (2026-07-28).
     pub cache_hints: Option<CacheHintSettings>,
+    /// The secret `requestState` is sealed with (2026-07-28 input-required
+    /// rounds): the same on every instance behind one load balancer, at
+    /// least 32 bytes (`MCP_REQUEST_STATE_SECRET`); random per process
+    /// when unset.
+    pub request_state_secret: Option<String>,
+    /// How long a task is kept after its creation (`"1h"`, or seconds).
+    #[serde(default, deserialize_with = "duration")]
+    pub task_ttl: Option<Duration>,
 }
 
 /// The server's identity (`serverInfo`) and its MCP Registry listing.
@@ -187,6 +195,8 @@ impl GroupSettings {
             cors_origins: or(&self.cors_origins, &inherited.cors_origins),
             public_url: or(&self.public_url, &inherited.public_url),
             cache_hints: or(&self.cache_hints, &inherited.cache_hints),
+            request_state_secret: or(&self.request_state_secret, &inherited.request_state_secret),
+            task_ttl: or(&self.task_ttl, &inherited.task_ttl),
         }
     }
 }
