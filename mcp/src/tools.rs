@@ -270,12 +270,47 @@ pub fn tool_json(
             obj.insert("annotations".into(), Value::Object(annotations));
         }
     }
-    if version.has_structured_output()
-        && let Some(meta) = config.tool_meta.get(d.name)
-    {
-        obj.insert("_meta".into(), Value::Object(meta.clone()));
+    if version.has_rich_server_info() && !d.tool.icons.is_empty() {
+        let icons: Vec<Value> = d.tool.icons.iter().map(|src| icon_json(src)).collect();
+        obj.insert("icons".into(), Value::Array(icons));
+    }
+    if version.has_structured_output() {
+        // The annotation's `_meta`, then the endpoint's for this tool over it.
+        let mut meta: Map<String, Value> =
+            d.tool.meta.and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default();
+        if let Some(configured) = config.tool_meta.get(d.name) {
+            meta.extend(configured.clone());
+        }
+        if !meta.is_empty() {
+            obj.insert("_meta".into(), Value::Object(meta));
+        }
     }
     Value::Object(obj)
+}
+
+/// An `Icon` object: the source, and its MIME type when the extension (or
+/// the data URI) says it.
+fn icon_json(src: &str) -> Value {
+    let lower = src.to_ascii_lowercase();
+    let path = lower.split(['?', '#']).next().unwrap_or_default();
+    let mime = if let Some(data) = lower.strip_prefix("data:") {
+        data.split([';', ',']).next().map(str::to_owned)
+    } else {
+        [
+            (".png", "image/png"),
+            (".svg", "image/svg+xml"),
+            (".jpg", "image/jpeg"),
+            (".jpeg", "image/jpeg"),
+            (".webp", "image/webp"),
+        ]
+        .iter()
+        .find(|(ext, _)| path.ends_with(ext))
+        .map(|(_, mime)| (*mime).to_owned())
+    };
+    match mime {
+        Some(mime) => json!({"src": src, "mimeType": mime}),
+        None => json!({"src": src}),
+    }
 }
 
 /// Whether a self-contained result schema describes MCP content (one block

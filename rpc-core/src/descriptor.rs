@@ -214,6 +214,16 @@ pub struct ToolHints {
     /// one built from the parameters: published as written (MCP
     /// `inputSchema`) and enforced before the call, over MCP and `/rpc`.
     pub input_schema: Option<&'static str>,
+    /// A hand-written schema of the result (JSON, checked at compile time:
+    /// `#[mcp_tool(output_schema = "schemas/y.json")]`) in place of the one
+    /// from the result type: MCP's `outputSchema` is
+    /// `{"type": "object", "properties": {"result": <it>}}`, as
+    /// `structuredContent` is `{"result": ...}`. Published, not enforced.
+    pub output_schema: Option<&'static str>,
+    /// The tool's `_meta` (a JSON object, `#[mcp_tool(meta = r#"{...}"#)]`).
+    pub meta: Option<&'static str>,
+    /// The tool's icons (`#[mcp_tool(icon = "https://...")]`, repeatable).
+    pub icons: &'static [&'static str],
 }
 
 /// Whether a tool runs as a task (the MCP extension
@@ -256,6 +266,9 @@ impl ToolHints {
         task: TaskSupport::Forbidden,
         starts_task: false,
         input_schema: None,
+        output_schema: None,
+        meta: None,
+        icons: &[],
     };
 }
 

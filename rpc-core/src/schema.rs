@@ -83,8 +83,11 @@ pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
         None => bounded(Value::Object(input)),
     };
 
+    let written = method.tool.output_schema.and_then(|text| serde_json::from_str::<Value>(text).ok());
     let result = match method.output {
         OutputKind::Unit => None,
+        // Hand-written (and checked at compile time): the result's schema as written.
+        OutputKind::Value if written.is_some() => written,
         OutputKind::Value => schemas.result.map(Schema::to_value).filter(|s| !is_untyped(s)),
     };
     let output = result

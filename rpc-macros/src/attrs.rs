@@ -161,6 +161,16 @@ pub struct ToolArgs {
     /// manifest, or inline JSON): published and enforced unmodified.
     #[darling(default)]
     pub input_schema: Option<Str>,
+    /// The schema of the result (a JSON file or inline JSON), published
+    /// as the tool's `outputSchema` in place of the one from the type.
+    #[darling(default)]
+    pub output_schema: Option<Str>,
+    /// The tool's `_meta` (inline JSON object).
+    #[darling(default)]
+    pub meta: Option<Str>,
+    /// An icon of the tool (repeatable): `icon = "https://..."`.
+    #[darling(multiple)]
+    pub icon: Vec<Str>,
 }
 
 /// `#[mcp_resource(...)]` on a method: a resource, or a resource template

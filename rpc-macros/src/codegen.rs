@@ -262,13 +262,17 @@ impl Method {
             t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
         let task = quote::format_ident!("{}", crate::tool_checks::task_variant(t).unwrap_or("Forbidden"));
         let starts_task = t.starts_task.is_present();
-        let input_schema = match &self.input_schema {
+        let json_text = |source: &Option<crate::tool_checks::InputSchema>| match source {
             None => quote!(::core::option::Option::None),
             Some(crate::tool_checks::InputSchema::File(path)) => {
                 quote!(::core::option::Option::Some(::core::include_str!(#path)))
             }
             Some(crate::tool_checks::InputSchema::Inline(text)) => quote!(::core::option::Option::Some(#text)),
         };
+        let input_schema = json_text(&self.input_schema);
+        let output_schema = json_text(&self.output_schema);
+        let meta = opt_str(self.meta.as_deref());
+        let icons = &self.icons;
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);
         let role = crate::role::tokens(&self.role, k);
@@ -293,6 +297,9 @@ impl Method {
                     task: #k::TaskSupport::#task,
                     starts_task: #starts_task,
                     input_schema: #input_schema,
+                    output_schema: #output_schema,
+                    meta: #meta,
+                    icons: &[#(#icons),*],
                 },
                 mcp: #role,
                 schemas: Self::#schemas_fn,

@@ -254,6 +254,12 @@ pub struct Method {
     pub tool: ToolArgs,
     /// `#[mcp_tool(input_schema = "...")]`, checked.
     pub input_schema: Option<crate::tool_checks::InputSchema>,
+    /// `#[mcp_tool(output_schema = "...")]`, checked.
+    pub output_schema: Option<crate::tool_checks::InputSchema>,
+    /// `#[mcp_tool(meta = "...")]`, checked.
+    pub meta: Option<String>,
+    /// `#[mcp_tool(icon = "...")]`, checked.
+    pub icons: Vec<String>,
     /// What the method is to MCP.
     pub role: crate::role::Role,
     /// `#[rpc::cache]`, `#[rpc::lock]`, `#[rpc::invalidates]`.
@@ -404,6 +410,9 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     }
     crate::tool_checks::check_headers(&params, errors);
     let input_schema = crate::tool_checks::input_schema(&tool, &params, errors);
+    let output_schema = crate::tool_checks::output_schema(&tool, errors);
+    let meta = crate::tool_checks::meta(&tool, errors);
+    let icons = crate::tool_checks::icons(&tool, errors);
     let output = match output_of(&item.sig.output) {
         Ok(output) => output,
         Err(e) => {
@@ -423,6 +432,9 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         deprecated: deprecation(&item.attrs),
         tool,
         input_schema,
+        output_schema,
+        meta,
+        icons,
         role,
         policies,
         sig_span: item.sig.ident.span(),

@@ -68,10 +68,9 @@ pub enum InputSchema {
     Inline(String),
 }
 
-/// Reads and checks `input_schema = "..."`: JSON, an object schema of
-/// `"type": "object"`, whose `properties` are exactly the method's parameters.
-pub fn input_schema(tool: &ToolArgs, params: &[Param], errors: &mut Errors) -> Option<InputSchema> {
-    let literal = tool.input_schema.as_ref()?;
+/// Reads the JSON `key = "..."` names: inline JSON (starting with `{`), or
+/// a file relative to the crate's manifest.
+fn load_json(literal: &crate::values::Str, key: &str, errors: &mut Errors) -> Option<(InputSchema, serde_json::Value)> {
     let value = literal.value();
     let (source, text) = if value.trim_start().starts_with('{') {
         (InputSchema::Inline(value.clone()), value)
@@ -84,8 +83,8 @@ pub fn input_schema(tool: &ToolArgs, params: &[Param], errors: &mut Errors) -> O
                 errors.push(syn::Error::new(
                     literal.span(),
                     format!(
-                        "cannot read the input schema {} ({e}): give a JSON file relative to the crate's Cargo.toml, \
-                         or the schema itself (`input_schema = r#\"{{...}}\"#`)",
+                        "cannot read {} ({e}): give a JSON file relative to the crate's Cargo.toml, \
+                         or the JSON itself (`{key} = r#\"{{...}}\"#`)",
                         path.display()
                     ),
                 ));
@@ -93,13 +92,65 @@ pub fn input_schema(tool: &ToolArgs, params: &[Param], errors: &mut Errors) -> O
             }
         }
     };
-    let schema: serde_json::Value = match serde_json::from_str(&text) {
-        Ok(schema) => schema,
+    match serde_json::from_str(&text) {
+        Ok(json) => Some((source, json)),
         Err(e) => {
-            errors.push(syn::Error::new(literal.span(), format!("the input schema is not JSON: {e}")));
-            return None;
+            errors.push(syn::Error::new(literal.span(), format!("`{key}` is not JSON: {e}")));
+            None
         }
-    };
+    }
+}
+
+/// `output_schema = "..."`: the schema of the method's result (a JSON
+/// object), published as `outputSchema.properties.result`.
+pub fn output_schema(tool: &ToolArgs, errors: &mut Errors) -> Option<InputSchema> {
+    let literal = tool.output_schema.as_ref()?;
+    let (source, schema) = load_json(literal, "output_schema", errors)?;
+    if !schema.is_object() {
+        errors.push(syn::Error::new(literal.span(), "an output schema is a JSON object (the schema of the result)"));
+        return None;
+    }
+    Some(source)
+}
+
+/// `meta = r#"{...}"#`: the tool's `_meta`, a JSON object.
+pub fn meta(tool: &ToolArgs, errors: &mut Errors) -> Option<String> {
+    let literal = tool.meta.as_ref()?;
+    match serde_json::from_str::<serde_json::Value>(&literal.value()) {
+        Ok(serde_json::Value::Object(_)) => Some(literal.value()),
+        Ok(_) => {
+            errors.push(syn::Error::new(literal.span(), "`meta` is a JSON object (`meta = r#\"{\"key\": 1}\"#`)"));
+            None
+        }
+        Err(e) => {
+            errors.push(syn::Error::new(literal.span(), format!("`meta` is not JSON: {e}")));
+            None
+        }
+    }
+}
+
+/// `icon = "https://..."` (repeatable): an HTTPS URL or a `data:image/` URI.
+pub fn icons(tool: &ToolArgs, errors: &mut Errors) -> Vec<String> {
+    let mut out = Vec::new();
+    for literal in &tool.icon {
+        let src = literal.value();
+        if src.starts_with("https://") || src.starts_with("data:image/") {
+            out.push(src);
+        } else {
+            errors.push(syn::Error::new(
+                literal.span(),
+                "an icon is an `https://` URL or a `data:image/...` URI (clients fetch nothing else)",
+            ));
+        }
+    }
+    out
+}
+
+/// Reads and checks `input_schema = "..."`: JSON, an object schema of
+/// `"type": "object"`, whose `properties` are exactly the method's parameters.
+pub fn input_schema(tool: &ToolArgs, params: &[Param], errors: &mut Errors) -> Option<InputSchema> {
+    let literal = tool.input_schema.as_ref()?;
+    let (source, schema) = load_json(literal, "input_schema", errors)?;
     if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
         errors.push(syn::Error::new(
             literal.span(),

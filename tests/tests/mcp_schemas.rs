@@ -81,3 +81,55 @@ fn the_check_catches_what_strict_clients_reject() {
     assert!(text.contains("not a valid JSON Schema"), "`required` must be an array: {text}");
     assert!(problems(&bad["properties"]["x"], &["x-unknown"]).is_empty(), "allowed extensions pass");
 }
+
+mod decorated {
+    use mcp::mcp_tool;
+
+    rpc::api_group!(pub struct Decorated => "decorated", mcp = true);
+
+    /// A tool with the metadata an annotation gives.
+    pub struct Weather;
+
+    #[rpc::service(alias = "weather", groups(Decorated))]
+    impl Weather {
+        /// Today's temperature.
+        #[mcp_tool(
+            icon = "https://example.com/sun.png",
+            icon = "data:image/svg+xml;base64,PHN2Zy8+",
+            meta = r#"{"com.example/owner": "forecasts", "com.example/tier": 2}"#,
+            output_schema = r#"{"type": "number", "minimum": -90, "maximum": 60, "description": "degrees Celsius"}"#
+        )]
+        pub fn today(&self) -> f64 {
+            21.5
+        }
+    }
+}
+
+#[tokio::test]
+async fn icons_meta_and_a_written_output_schema_from_the_annotation() {
+    let registry = rpc::Registry::builder().service(decorated::Weather).build().expect("registry");
+    let executor = rpc::Executor::new(registry, Environment::Dev);
+    let mut owner = serde_json::Map::new();
+    owner.insert("com.example/owner".into(), json!("on-call"));
+    let endpoint =
+        mcp::McpEndpoint::builder::<decorated::Decorated>(executor).tool_meta("weather.today", owner).build();
+    let server = TestServer::start(rpc::server::Router::new().nest("/mcp", endpoint)).await;
+    let tools = all_tools(&server, 1, "2025-11-25").await;
+    let tool = &tools[0];
+    assert_eq!(
+        tool["icons"],
+        json!([{"src": "https://example.com/sun.png", "mimeType": "image/png"},
+               {"src": "data:image/svg+xml;base64,PHN2Zy8+", "mimeType": "image/svg+xml"}])
+    );
+    assert_eq!(tool["_meta"], json!({"com.example/owner": "on-call", "com.example/tier": 2}), "the endpoint's wins");
+    assert_eq!(
+        tool["outputSchema"]["properties"]["result"],
+        json!({"type": "number", "minimum": -90, "maximum": 60, "description": "degrees Celsius"})
+    );
+    let problems = tool_problems(&tools, &[]);
+    assert!(problems.is_empty(), "{problems:?}");
+    // Older revisions get what they define.
+    let old = &all_tools(&server, 1, "2025-06-18").await[0];
+    assert!(old.get("icons").is_none() && old.get("_meta").is_some());
+    assert!(all_tools(&server, 1, "2025-03-26").await[0].get("_meta").is_none());
+}

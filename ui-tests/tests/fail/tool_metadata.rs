@@ -1,0 +1,15 @@
+// Icons are https or data URIs; `meta` is a JSON object; an output schema is JSON.
+use mcp::mcp_tool;
+
+pub struct Svc;
+
+#[rpc::service]
+impl Svc {
+    /// Pings.
+    #[mcp_tool(icon = "http://example.com/i.png", meta = r#"["owner"]"#, output_schema = r#"{"type": "#)]
+    pub fn ping(&self) -> u32 {
+        1
+    }
+}
+
+fn main() {}
