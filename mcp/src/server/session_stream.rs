@@ -8,11 +8,9 @@
 //! the server has nothing to send and answers `405`. Streams count against
 //! the same limits as `subscriptions/listen` streams.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures_util::stream;
 use tokio::sync::{broadcast, watch};
 
@@ -80,41 +78,28 @@ struct Watch {
     slot: ListenSlot,
 }
 
-fn update_frame(uri: &str) -> Bytes {
-    let uri = serde_json::to_string(uri).unwrap_or_default();
-    Bytes::from(format!(
-        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{{\"uri\":{uri}}}}}"
-    ))
-}
-
 fn stream(watch: Watch) -> super::reply::MessageStream {
     struct State {
         watch: Watch,
-        queue: VecDeque<Bytes>,
         tick: tokio::time::Interval,
     }
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + watch.keep_alive, watch.keep_alive);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let state = State { watch, queue: VecDeque::new(), tick };
-    Box::pin(stream::unfold(state, |mut s| async move {
+    Box::pin(stream::unfold(State { watch, tick }, |mut s| async move {
         let _held = &s.watch.slot;
         loop {
-            if let Some(frame) = s.queue.pop_front() {
-                return Some((Frame::Message(frame), s));
-            }
-            let wanted: Option<Vec<Arc<str>>> = tokio::select! {
+            let uri: Arc<str> = tokio::select! {
                 biased;
                 () = super::stream::any_set(&mut s.watch.closed) => return None,
                 received = s.watch.updates.recv() => match received {
-                    Ok(uri) => Some(vec![uri]),
+                    Ok(uri) => uri,
                     // Missed updates cannot be named (a session keeps digests
                     // of its URIs): the client reads again when it reconnects.
-                    Err(broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return None,
                 },
                 _ = s.tick.tick() => return Some((Frame::KeepAlive, s)),
             };
-            let Some(uris) = wanted else { continue };
             // The subscriptions as they are now (changed on any instance); a
             // session that ended ends its stream.
             let session = match s.watch.sessions.get(&s.watch.session, s.watch.ttl).await {
@@ -123,8 +108,9 @@ fn stream(watch: Watch) -> super::reply::MessageStream {
                 // The store does not answer: this update is not delivered.
                 Err(_) => continue,
             };
-            let subscribed = |uri: &&Arc<str>| session.subscriptions.contains(&super::methods::subscription_key(uri));
-            s.queue.extend(uris.iter().filter(subscribed).map(|uri| update_frame(uri)));
+            if session.subscriptions.contains(&super::methods::subscription_key(&uri)) {
+                return Some((Frame::Message(super::stream::resource_updated(&uri, None)), s));
+            }
         }
     }))
 }

@@ -259,13 +259,14 @@ async fn call(
         Some(Value::Object(map)) => map,
         Some(_) => return fail(invalid_params("`arguments` must be an object")),
     };
-    if let (Some(mirror), Some(tool)) = (incoming.mirror, tools.get(&name))
+    let tool = tools.get(&name);
+    if let (Some(mirror), Some(tool)) = (incoming.mirror, tool)
         && let Err(error) = mirror.arguments(tool, &arguments)
     {
         return fail(error);
     }
     // A tool that takes tasks runs as one for a client that takes them.
-    let as_task = match tools.get(&name).map(|t| t.method.descriptor().tool) {
+    let as_task = match tool.map(|t| t.method.descriptor().tool) {
         Some(hints) if hints.task != rpc::TaskSupport::Forbidden => {
             if super::tasks::client_takes_tasks(&client) {
                 Some(hints.starts_task)
@@ -278,7 +279,7 @@ async fn call(
         _ => None,
     };
     // A tool that may ask the client gets an input-required round.
-    let round = match tools.get(&name).filter(|t| t.takes_context) {
+    let round = match tool.filter(|t| t.takes_context) {
         None => None,
         Some(_) => match Round::open(
             &inner.config,
@@ -327,12 +328,10 @@ async fn task_method(
 ) -> Reply {
     let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
     if !super::tasks::client_takes_tasks(&admitted.client) {
-        let error = ProtocolError::new(
-            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            format!("{method} needs the extension {} in the client's capabilities", crate::tasks::EXTENSION),
-        )
-        .with_data(json!({"requiredCapabilities": {"extensions": {crate::tasks::EXTENSION: {}}}}));
-        return fail(error);
+        return fail(super::tasks::extension_required(format!(
+            "{method} needs the extension {} in the client's capabilities",
+            crate::tasks::EXTENSION
+        )));
     }
     let Some(task_id) = admitted.params.task_id.and_then(json_str) else {
         return fail(invalid_params("params.taskId must be a string"));

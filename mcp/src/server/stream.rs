@@ -202,6 +202,16 @@ pub(crate) async fn any_set(signals: &mut [watch::Receiver<bool>]) {
     futures_util::future::select_all(waits).await;
 }
 
+/// `notifications/resources/updated` of `uri`, with `meta` (a JSON object:
+/// the subscription id of a listen stream) when given.
+pub(crate) fn resource_updated(uri: &str, meta: Option<&str>) -> Bytes {
+    let uri = serde_json::to_string(uri).unwrap_or_default();
+    let meta = meta.map(|meta| format!(",\"_meta\":{meta}")).unwrap_or_default();
+    Bytes::from(format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{{\"uri\":{uri}{meta}}}}}"
+    ))
+}
+
 /// What a listen stream holds: its subscription, what it delivers, and
 /// when it ends.
 pub(crate) struct Listen {
@@ -245,11 +255,7 @@ pub(crate) fn listen_stream(listen: Listen) -> MessageStream {
         }
 
         fn update_frame(&self, uri: &str) -> Bytes {
-            let uri = serde_json::to_string(uri).unwrap_or_default();
-            Bytes::from(format!(
-                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{{\"uri\":{uri},\"_meta\":{}}}}}",
-                self.tagged_meta
-            ))
+            resource_updated(uri, Some(&self.tagged_meta))
         }
 
         fn farewell(&self) -> Bytes {

@@ -52,17 +52,19 @@ pub(crate) fn client_takes_tasks(client: &rpc::ClientView) -> bool {
     client.capabilities().and_then(|c| c.get("extensions")).and_then(|e| e.get(tasks::EXTENSION)).is_some()
 }
 
+/// `-32021` naming the tasks extension in `data.requiredCapabilities`.
+pub(crate) fn extension_required(message: String) -> ProtocolError {
+    ProtocolError::new(crate::protocol::code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+        .with_data(json!({"requiredCapabilities": {"extensions": {tasks::EXTENSION: {}}}}))
+}
+
 /// `-32021`: the tool runs only as a task, and the client does not take tasks.
 pub(crate) fn tasks_required(tool: &str) -> ProtocolError {
     let shown: String = tool.chars().take(64).collect();
-    ProtocolError::new(
-        crate::protocol::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!(
-            "the tool {shown} runs only as a task: declare the extension {} in the client's capabilities",
-            tasks::EXTENSION
-        ),
-    )
-    .with_data(json!({"requiredCapabilities": {"extensions": {tasks::EXTENSION: {}}}}))
+    extension_required(format!(
+        "the tool {shown} runs only as a task: declare the extension {} in the client's capabilities",
+        tasks::EXTENSION
+    ))
 }
 
 /// Answers `call` as a task (the client declared the extension, the tool
@@ -274,15 +276,14 @@ impl ClientAsker for TaskAsker {
     }
 
     fn start_task(&self) -> BoxFuture<'static, Result<bool, RpcError>> {
-        if let Mode::Round(round) = &*self.mode.lock().unwrap_or_else(|e| e.into_inner())
-            && round.has_unanswered()
-        {
-            return Box::pin(std::future::ready(Err(RpcError::invalid_params(
-                "the call asked questions that are not answered yet: the task starts once they are",
-            ))));
-        }
-        if matches!(&*self.mode.lock().unwrap_or_else(|e| e.into_inner()), Mode::Task { .. }) {
-            return Box::pin(std::future::ready(Ok(true)));
+        match &*self.mode.lock().unwrap_or_else(|e| e.into_inner()) {
+            Mode::Task { .. } => return Box::pin(std::future::ready(Ok(true))),
+            Mode::Round(round) if round.has_unanswered() => {
+                return Box::pin(std::future::ready(Err(RpcError::invalid_params(
+                    "the call asked questions that are not answered yet: the task starts once they are",
+                ))));
+            }
+            Mode::Round(_) => {}
         }
         let Some(start) = self.start.lock().unwrap_or_else(|e| e.into_inner()).take() else {
             return Box::pin(std::future::ready(Ok(false)));

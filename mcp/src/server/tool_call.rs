@@ -169,7 +169,6 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         ..
     } = call;
     let streaming = sink.is_some();
-    let in_task = task;
     let Some(tools) = inner.tools.version(version) else {
         return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
     };
@@ -180,7 +179,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         invalid_arguments: inner.config.invalid_arguments,
         stateless_tail: &inner.texts(language).stateless_tail,
         input_bytes,
-        task: in_task,
+        task,
     };
     let tool = tools.get(&name);
     // The context names the method by its registered (static) name; an
