@@ -73,6 +73,21 @@ impl ProtocolError {
         .with_data(json!({"requiredCapabilities": required}))
     }
 
+    /// Appends the `{"code","message","data"}` object, serialised (as
+    /// [`to_json`](Self::to_json) would give it, without building it).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"code\":");
+        // Numbers, a `&str` and a `Value` serialise into a Vec without failing.
+        let _ = serde_json::to_writer(&mut *out, &self.code);
+        out.extend_from_slice(b",\"message\":");
+        let _ = serde_json::to_writer(&mut *out, &*self.message);
+        if let Some(data) = &self.data {
+            out.extend_from_slice(b",\"data\":");
+            let _ = serde_json::to_writer(&mut *out, data);
+        }
+        out.push(b'}');
+    }
+
     /// The `{"code","message","data"}` object.
     pub fn to_json(&self) -> Value {
         let mut obj = Map::new();
@@ -224,4 +239,23 @@ fn tool_error(error: &RpcError, env: Environment, target: CallTarget<'_>) -> Vec
     out.extend_from_slice(b"}],\"isError\":true");
     close(&mut out, target);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_json_is_the_object() {
+        for error in [
+            ProtocolError::new(-32602, "bad \"id\"\n"),
+            ProtocolError::new(-32603, "x").with_data(json!({"b": [1, {"c": null}], "a": "é"})),
+            ProtocolError::missing_capabilities(&["sampling", "roots"]),
+        ] {
+            let mut out = Vec::new();
+            error.write_json(&mut out);
+            assert_eq!(serde_json::from_slice::<Value>(&out).unwrap(), error.to_json());
+            assert_eq!(out, serde_json::to_vec(&error.to_json()).unwrap(), "same bytes, same member order");
+        }
+    }
 }

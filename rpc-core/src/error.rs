@@ -322,6 +322,36 @@ impl RpcError {
         Value::Object(data)
     }
 
+    /// Appends the JSON-RPC error object for `env`, serialised: the bytes
+    /// of [`to_json`](Self::to_json)'s value, without building it.
+    pub fn write_json(&self, out: &mut Vec<u8>, env: Environment) {
+        fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, name: &[u8], value: &T) {
+            out.extend_from_slice(name);
+            // Numbers, strings and values serialise into a Vec without failing.
+            let _ = serde_json::to_writer(&mut *out, value);
+        }
+        put(out, b"{\"code\":", &self.0.code);
+        put(out, b",\"message\":", &*self.0.message);
+        put(out, b",\"data\":{\"exception\":", &*self.0.kind);
+        if let Some(extra) = &self.0.extra {
+            put(out, b",\"extra\":", extra);
+        }
+        if env.is_debug()
+            && let Some(detail) = &self.0.detail
+        {
+            if let Some(message) = &detail.message {
+                put(out, b",\"message\":", &**message);
+            }
+            if !detail.sources.is_empty() {
+                put(out, b",\"sources\":", &detail.sources);
+            }
+            if let Some(location) = &detail.location {
+                put(out, b",\"location\":", &**location);
+            }
+        }
+        out.extend_from_slice(b"}}");
+    }
+
     /// The JSON-RPC error object `{"code", "message", "data"}` for `env`.
     pub fn to_json(&self, env: Environment) -> Value {
         json!({"code": self.0.code, "message": self.0.message, "data": self.data(env)})
@@ -384,6 +414,24 @@ impl<E: ApplicationError> From<E> for RpcError {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn written_json_is_the_object_in_every_environment() {
+        let errors = [
+            RpcError::new(-32000, "out of \"stock\""),
+            RpcError::invalid_params("bad").with_data(json!({"id": ["\"x\" is not an integer"]})),
+            RpcError::internal("boom").with_detail("detail").with_location("here.rs:1:2"),
+            RpcError::from(std::io::Error::other(std::io::Error::other("disk"))),
+            RpcError::method_not_found("x.y"),
+        ];
+        for env in [Environment::Dev, Environment::Test, Environment::Prod] {
+            for error in &errors {
+                let mut out = Vec::new();
+                error.write_json(&mut out, env);
+                assert_eq!(out, serde_json::to_vec(&error.to_json(env)).unwrap(), "{error:?} in {env:?}");
+            }
+        }
+    }
+
     use super::*;
 
     #[derive(Debug)]

@@ -43,8 +43,11 @@ pub(crate) fn document_path(path: &str) -> Option<(u32, Document)> {
     let (version_part, document) = if let Some(rest) = path.strip_suffix("/server.json") {
         (rest, Document::ServerJson)
     } else {
-        let (rest, client) = path.rsplit_once("/manifests/")?;
-        if client.is_empty() || client.contains('/') {
+        // `<version part>/manifests/<client>`, split at slashes (no
+        // substring search on the path of every request).
+        let (rest, client) = path.rsplit_once('/')?;
+        let rest = rest.strip_suffix("/manifests")?;
+        if client.is_empty() {
             return None;
         }
         (rest, Document::Manifest(client.to_owned()))

@@ -172,7 +172,15 @@ async fn plain(
     let env = inner.executor.environment();
     let result = match &*req.method {
         "ping" => Ok(b"{}".to_vec()),
-        "tools/list" => list_tools(tools, language, protocol, req).map_err(|e| ProtocolError::from_rpc(&e, env)),
+        "tools/list" => match list_tools(tools, language, protocol, req) {
+            // The pre-built page is copied once, into the response.
+            Ok(page) => {
+                let mut out = Vec::new();
+                rpc::jsonrpc::response::write_result(&mut out, id, page);
+                return (out, Vec::new());
+            }
+            Err(e) => Err(ProtocolError::from_rpc(&e, env)),
+        },
         "tools/call" => match read_call(req) {
             Ok((name, arguments, _)) => {
                 let call = ToolCall {
@@ -230,7 +238,7 @@ async fn plain(
         }
         other => Err(ProtocolError::from_rpc(&RpcError::method_not_found(other), env)),
     };
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::new();
     write_outcome(&mut out, id, &result);
     (out, Vec::new())
 }
@@ -273,16 +281,16 @@ async fn beyond_tools(inner: &Inner, session: &Session, asked: &Asked, req: &Rpc
     }
 }
 
-pub(crate) fn list_tools(
-    tools: &ToolSet,
+pub(crate) fn list_tools<'t>(
+    tools: &'t ToolSet,
     language: Language,
     protocol: ProtocolVersion,
     req: &RpcRequest<'_>,
-) -> Result<Vec<u8>, RpcError> {
+) -> Result<&'t [u8], RpcError> {
     let cursor = req.params_as::<ListParams<'_>>()?.and_then(|p| p.cursor);
     tools
         .page(language, protocol, cursor.as_deref())
-        .map(|page| page.to_vec())
+        .map(|page| &page[..])
         .ok_or_else(|| RpcError::invalid_params("Invalid cursor"))
 }
 

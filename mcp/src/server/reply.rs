@@ -135,7 +135,7 @@ pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RawValue>, error: &Prot
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.map_or("null", RawValue::get).as_bytes());
     out.extend_from_slice(b",\"error\":");
-    let _ = serde_json::to_writer(&mut *out, &error.to_json());
+    error.write_json(out);
     out.push(b'}');
 }
 

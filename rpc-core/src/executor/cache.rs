@@ -51,11 +51,9 @@ impl CacheSlot {
         params: &Map<String, Value>,
         identity: Option<&Identity>,
     ) -> Self {
-        let key = keys::method_cache_key(method, version, params, identity);
-        let generation = executor
-            .registry
-            .is_invalidated(version, method.name())
-            .then(|| keys::generation_key(method, version, params));
+        let invalidated = executor.registry.is_invalidated(version, method.name());
+        let canonical = keys::canonical_params(method, params);
+        let (key, generation) = keys::entry_keys(method.name(), version, &canonical, identity, invalidated);
         CacheSlot { key, generation, ttl: Duration::from_secs(policy.ttl_secs) }
     }
 }

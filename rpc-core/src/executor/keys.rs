@@ -2,8 +2,6 @@
 //! the parameters, the caller) and the lock key (method, and the value of
 //! the lock's parameter).
 
-use std::fmt::Write as _;
-
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -32,16 +30,41 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
 }
 
 fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
-    let mut members: Vec<(&String, &Value)> = map.iter().collect();
-    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    canonical_members(map.iter().map(|(name, value)| (name.as_str(), value)), out);
+}
+
+/// `members` as a canonical JSON object: sorted by name (without sorting
+/// when they come in order, as one-parameter calls do).
+fn canonical_members<'a>(members: impl Iterator<Item = (&'a str, &'a Value)> + Clone, out: &mut Vec<u8>) {
+    let mut names = members.clone().map(|(name, _)| name);
+    let sorted = names.next().is_none_or(|first| {
+        names
+            .try_fold(first, |previous, name| match previous < name {
+                true => Some(name),
+                false => None,
+            })
+            .is_some()
+    });
     out.push(b'{');
-    for (i, (name, value)) in members.into_iter().enumerate() {
+    let mut write = |i: usize, name: &str, value: &Value| {
         if i > 0 {
             out.push(b',');
         }
+        // A `&str` serialises into a Vec without failing.
         let _ = serde_json::to_writer(&mut *out, name);
         out.push(b':');
         canonical(value, out);
+    };
+    if sorted {
+        for (i, (name, value)) in members.enumerate() {
+            write(i, name, value);
+        }
+    } else {
+        let mut members: Vec<(&str, &Value)> = members.collect();
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (i, (name, value)) in members.into_iter().enumerate() {
+            write(i, name, value);
+        }
     }
     out.push(b'}');
 }
@@ -56,42 +79,75 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
     }
 }
 
+/// `n` in decimal, appended to `out` (without the formatting machinery).
+fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        // `rest % 10` is a digit.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
 /// Canonical parameters up to this many bytes are the key themselves
 /// (exact, and no hashing); longer ones are hashed.
 const INLINE_PARAMS: usize = 96;
 
-/// The cache key of a call of `method`: its parameters with the declared
-/// defaults filled in (`{"item": 1}` and `{"item": 1, "currency": "EUR"}`
-/// are one call when `currency` defaults to `"EUR"`), see [`cache_key`].
-pub(crate) fn method_cache_key(
-    method: &crate::registry::Method,
-    version: u32,
-    params: &Map<String, Value>,
-    identity: Option<&Identity>,
-) -> String {
+/// The parameters of a call of `method` in canonical form, with the
+/// declared defaults filled in (`{"item": 1}` and `{"item": 1, "currency":
+/// "EUR"}` are one call when `currency` defaults to `"EUR"`).
+pub(crate) fn canonical_params(method: &crate::registry::Method, params: &Map<String, Value>) -> Vec<u8> {
+    let mut text = Vec::with_capacity(64);
     let declared = method.descriptor().params;
     let missing = |p: &&crate::descriptor::ParamDescriptor| p.is_param && !params.contains_key(p.name);
-    if !declared.iter().filter(missing).any(|p| p.default.is_some()) {
-        return cache_key(method.name(), version, params, identity);
+    let defaults: Vec<(&str, Value)> =
+        declared.iter().filter(missing).filter_map(|p| p.default.map(|default| (p.name, default()))).collect();
+    if defaults.is_empty() {
+        canonical_object(params, &mut text);
+    } else {
+        let given = params.iter().map(|(name, value)| (name.as_str(), value));
+        canonical_members(given.chain(defaults.iter().map(|(name, value)| (*name, value))), &mut text);
     }
-    let mut full = params.clone();
-    for param in declared.iter().filter(missing) {
-        if let Some(default) = param.default {
-            full.insert(param.name.to_owned(), default());
-        }
-    }
-    cache_key(method.name(), version, &full, identity)
+    text
 }
 
-/// The generation key of a call of `method` (see `executor::cache`): the
-/// cache key without the caller, under `rpc:cgen:`. An invalidation writes
-/// a new stamp there, making every caller's entry for these parameters stale.
+/// The keys of a call's cache entry: the caller's entry and, for a method
+/// some relation invalidates, the generation key (the same without the
+/// caller, under `rpc:cgen:`: an invalidation writes a new stamp there,
+/// making every caller's entry for these parameters stale). Both from one
+/// canonical rendering of the parameters.
+pub(crate) fn entry_keys(
+    method: &str,
+    version: u32,
+    canonical: &[u8],
+    identity: Option<&Identity>,
+    with_generation: bool,
+) -> (String, Option<String>) {
+    let key = key_of("rpc:cache:", method, version, canonical, identity);
+    let generation = with_generation.then(|| match identity {
+        None => {
+            let mut generation = String::with_capacity(key.len());
+            generation.push_str("rpc:cgen:");
+            generation.push_str(&key["rpc:cache:".len()..]);
+            generation
+        }
+        Some(_) => key_of("rpc:cgen:", method, version, canonical, None),
+    });
+    (key, generation)
+}
+
+/// The generation key of a call of `method` (see [`entry_keys`]).
 pub(crate) fn generation_key(method: &crate::registry::Method, version: u32, params: &Map<String, Value>) -> String {
-    let key = method_cache_key(method, version, params, None);
-    match key.strip_prefix("rpc:cache:") {
-        Some(rest) => format!("rpc:cgen:{rest}"),
-        None => format!("rpc:cgen:{key}"),
-    }
+    key_of("rpc:cgen:", method.name(), version, &canonical_params(method, params), None)
 }
 
 /// The cache key of a call: `rpc:cache:<method>:v<version>:` and the
@@ -99,6 +155,7 @@ pub(crate) fn generation_key(method: &crate::registry::Method, version: u32, par
 /// are (`j:{"id":7}`) when short, else their SHA-256 (`h:<hex>`); then the
 /// caller's subject, when the access policy gave one (an identified caller
 /// never gets another's results).
+#[cfg(test)]
 pub(crate) fn cache_key(
     method: &str,
     version: u32,
@@ -107,10 +164,21 @@ pub(crate) fn cache_key(
 ) -> String {
     let mut text = Vec::with_capacity(64);
     canonical_object(params, &mut text);
-    let mut key = String::with_capacity(32 + method.len() + text.len().min(INLINE_PARAMS));
-    let _ = write!(key, "rpc:cache:{method}:v{version}:");
+    key_of("rpc:cache:", method, version, &text, identity)
+}
+
+/// `<prefix><method>:v<version>:` and the canonical parameters `text` (or
+/// their hash), then the caller's subject: see `cache_key`.
+fn key_of(prefix: &str, method: &str, version: u32, text: &[u8], identity: Option<&Identity>) -> String {
     let subject = identity.map_or(0, |i| i.subject.len());
-    match std::str::from_utf8(&text) {
+    let mut key =
+        String::with_capacity(prefix.len() + method.len() + 16 + text.len().min(INLINE_PARAMS).max(64) + subject);
+    key.push_str(prefix);
+    key.push_str(method);
+    key.push_str(":v");
+    push_decimal(&mut key, version);
+    key.push(':');
+    match std::str::from_utf8(text) {
         Ok(json) if text.len() + subject <= INLINE_PARAMS => {
             key.push_str("j:");
             key.push_str(json);
@@ -122,7 +190,7 @@ pub(crate) fn cache_key(
         }
         _ => {
             let mut hasher = Sha256::new();
-            hasher.update(&text);
+            hasher.update(text);
             if let Some(identity) = identity {
                 hasher.update(b"\0identity\0");
                 hasher.update(identity.subject.as_bytes());
@@ -205,6 +273,21 @@ mod tests {
             cache_key("m", 1, &map(json!({"a": "1}@t"})), None),
             cache_key("m", 1, &map(json!({"a": "1"})), Some(&Identity::new("t")))
         );
+    }
+
+    #[test]
+    fn entry_keys_share_one_rendering() {
+        let p = map(json!({"b": 1, "a": "x"}));
+        let mut text = Vec::new();
+        canonical_object(&p, &mut text);
+        let (key, generation) = entry_keys("m", 12, &text, None, true);
+        assert_eq!(key, r#"rpc:cache:m:v12:j:{"a":"x","b":1}"#);
+        assert_eq!(generation.as_deref(), Some(r#"rpc:cgen:m:v12:j:{"a":"x","b":1}"#));
+        let (key, generation) = entry_keys("m", 0, &text, Some(&Identity::new("t")), true);
+        assert_eq!(key, r#"rpc:cache:m:v0:j:{"a":"x","b":1}@t"#);
+        assert_eq!(generation.as_deref(), Some(r#"rpc:cgen:m:v0:j:{"a":"x","b":1}"#), "no caller in a generation");
+        assert_eq!(entry_keys("m", u32::MAX, &text, None, false).1, None);
+        assert!(entry_keys("m", u32::MAX, &text, None, false).0.starts_with("rpc:cache:m:v4294967295:"));
     }
 
     #[test]

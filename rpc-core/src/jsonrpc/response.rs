@@ -11,6 +11,8 @@ use crate::executor::Execution;
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}`; `result` is
 /// already-serialised JSON.
 pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &[u8]) {
+    // One reservation: a large result is copied once, never grown into.
+    out.reserve(31 + id.get().len() + result.len());
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.get().as_bytes());
     out.extend_from_slice(b",\"result\":");
@@ -23,8 +25,7 @@ pub fn write_error(out: &mut Vec<u8>, id: Option<&RawValue>, error: &RpcError, e
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.map_or("null", RawValue::get).as_bytes());
     out.extend_from_slice(b",\"error\":");
-    // Serialising a `Value` into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, &error.to_json(env));
+    error.write_json(out, env);
     out.push(b'}');
 }
 
