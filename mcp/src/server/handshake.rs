@@ -328,7 +328,12 @@ fn notification(inner: &Inner, session: &Session, incoming: &Incoming<'_>, req: 
 }
 
 /// Runs a 2025-03-26 batch: every request concurrently, responses in one array.
-pub(crate) async fn batch(inner: &Arc<Inner>, tools: &ToolSet, incoming: &Incoming<'_>, items: &[&RawValue]) -> Reply {
+pub(crate) async fn batch(
+    inner: &Arc<Inner>,
+    tools: &ToolSet,
+    incoming: &Incoming<'_>,
+    items: &[Result<Message<'_>, envelope::Invalid<'_>>],
+) -> Reply {
     let (session, protocol) = match session_of(inner, tools.endpoint(), incoming, None).await {
         Ok(found) => found,
         Err(reply) => return reply,
@@ -349,8 +354,8 @@ pub(crate) async fn batch(inner: &Arc<Inner>, tools: &ToolSet, incoming: &Incomi
     }
     let env = inner.executor.environment();
     let session = &session;
-    let results = join_all(items.iter().map(|raw| async move {
-        match envelope::parse_message(raw, true) {
+    let results = join_all(items.iter().map(|message| async move {
+        match message {
             Err(invalid) => {
                 let mut out = Vec::new();
                 write_error(&mut out, invalid.id, &ProtocolError::from_rpc(&invalid.error, env));
@@ -358,7 +363,7 @@ pub(crate) async fn batch(inner: &Arc<Inner>, tools: &ToolSet, incoming: &Incomi
             }
             Ok(Message::Response { id, result, error }) => {
                 let conversation = incoming.cancel_scope.unwrap_or(&session.id);
-                inner.pending.answer(conversation, id, result, error);
+                inner.pending.answer(conversation, id, *result, *error);
                 (None, None)
             }
             Ok(Message::Request(req)) if req.method == "initialize" => {

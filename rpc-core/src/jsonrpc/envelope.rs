@@ -21,8 +21,9 @@ use crate::jsonrpc::limits::JsonLimits;
 pub enum Body<'a> {
     /// A single message (any JSON value other than an array).
     Single(Result<Message<'a>, Invalid<'a>>),
-    /// A batch (a JSON array), possibly empty; parse each item with [`parse_message`].
-    Batch(Vec<&'a RawValue>),
+    /// A batch (a JSON array), possibly empty: each item read and checked
+    /// in the same pass over the body, as [`parse_message`] would.
+    Batch(Vec<Result<Message<'a>, Invalid<'a>>>),
 }
 
 /// Parses a body within the default [`JsonLimits`]; invalid JSON is a
@@ -54,19 +55,12 @@ pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &Jso
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        let items: Vec<&RawValue> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
-        return Ok(Body::Batch(items));
+        let items: Vec<Item<'_>> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
+        return Ok(Body::Batch(items.into_iter().map(|item| item.check(accept_responses)).collect()));
     }
-    if first != Some(&b'{') {
-        // Not an object: tell invalid JSON (-32700) from a valid non-object (-32600).
-        let _: &RawValue = serde_json::from_str(text).map_err(RpcError::parse_error)?;
-        return Ok(Body::Single(Err(not_an_object())));
-    }
-    match serde_json::from_str::<Envelope<'_>>(text) {
-        Ok(envelope) => Ok(Body::Single(check(envelope, accept_responses))),
-        Err(e) if e.is_data() => Ok(Body::Single(Err(malformed(&e)))),
-        Err(e) => Err(RpcError::parse_error(e)),
-    }
+    // A valid non-object is -32600, invalid JSON -32700.
+    let item: Item<'_> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
+    Ok(Body::Single(item.check(accept_responses)))
 }
 
 /// A valid JSON-RPC request or notification.
@@ -110,24 +104,151 @@ pub struct Invalid<'a> {
     pub error: RpcError,
 }
 
-#[derive(Deserialize)]
+/// The members of a message object, unparsed (an absent member and a JSON
+/// `null` are both `None`, except `id`, where `null` is a value).
+#[derive(Default)]
 struct Envelope<'a> {
-    #[serde(borrow, default)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     method: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     params: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     error: Option<&'a RawValue>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// One message as read from the body, before its members are checked: an
+/// envelope, or why it is not one. Reading it never fails on the shape of
+/// the message (only on invalid JSON), so a batch is read in one pass and
+/// each of its items gets its own answer.
+enum Item<'a> {
+    Envelope(Envelope<'a>),
+    NotAnObject,
+    /// A member given twice.
+    Duplicate(&'static str),
+}
+
+impl<'a> Item<'a> {
+    fn check(self, accept_responses: bool) -> Result<Message<'a>, Invalid<'a>> {
+        match self {
+            Item::Envelope(envelope) => check(envelope, accept_responses),
+            Item::NotAnObject => Err(not_an_object()),
+            Item::Duplicate(name) => Err(Invalid {
+                id: None,
+                error: RpcError::invalid_request(Cow::Owned(format!(
+                    "malformed request object: duplicate field `{name}`"
+                ))),
+            }),
+        }
+    }
+}
+
+/// The members an envelope reads; any other is skipped.
+enum Member {
+    Jsonrpc,
+    Method,
+    Params,
+    Id,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Member;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<Member, E> {
+                Ok(match name {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "id" => Member::Id,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(Name)
+    }
+}
+
+impl<'de> Deserialize<'de> for Item<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ItemVisitor)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ItemVisitor {
+    type Value = Item<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item<'de>, A::Error> {
+        let mut envelope = Envelope::default();
+        // Members seen, by bit (a `null` member counts as given).
+        let mut seen = 0u8;
+        let mut duplicate = None;
+        while let Some(member) = map.next_key::<Member>()? {
+            let (bit, name, slot) = match member {
+                Member::Jsonrpc => (1, "jsonrpc", &mut envelope.jsonrpc),
+                Member::Method => (2, "method", &mut envelope.method),
+                Member::Params => (4, "params", &mut envelope.params),
+                Member::Id => (8, "id", &mut envelope.id),
+                Member::Result => (16, "result", &mut envelope.result),
+                Member::Error => (32, "error", &mut envelope.error),
+                Member::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            let value: &'de RawValue = map.next_value()?;
+            if seen & bit != 0 {
+                duplicate.get_or_insert(name);
+            }
+            seen |= bit;
+            // `null` is absent, but for the `id` (a request with a null id).
+            *slot = (value.get() != "null" || bit == 8).then_some(value);
+        }
+        Ok(duplicate.map_or(Item::Envelope(envelope), Item::Duplicate))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Item<'de>, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Item::NotAnObject)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Item<'de>, E> {
+        Ok(Item::NotAnObject)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Item<'de>, E> {
+        Ok(Item::NotAnObject)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Item<'de>, E> {
+        Ok(Item::NotAnObject)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Item<'de>, E> {
+        Ok(Item::NotAnObject)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Item<'de>, E> {
+        Ok(Item::NotAnObject)
+    }
+
+    fn visit_unit<E>(self) -> Result<Item<'de>, E> {
+        Ok(Item::NotAnObject)
+    }
 }
 
 /// A message a peer sent: a request/notification, or a response to one of ours.
@@ -146,24 +267,19 @@ pub enum Message<'a> {
     },
 }
 
-/// Parses and checks one message of a batch. Responses are recognised only
-/// when `accept_responses` is set (MCP clients may send them; `/rpc` clients not).
+/// Parses and checks one message (as each item of a batch is). Responses
+/// are recognised only when `accept_responses` is set (MCP clients may send
+/// them; `/rpc` clients not).
 pub fn parse_message(raw: &RawValue, accept_responses: bool) -> Result<Message<'_>, Invalid<'_>> {
-    if !raw.get().starts_with('{') {
-        return Err(not_an_object());
-    }
-    match serde_json::from_str::<Envelope<'_>>(raw.get()) {
-        Ok(envelope) => check(envelope, accept_responses),
-        Err(e) => Err(malformed(&e)),
+    match serde_json::from_str::<Item<'_>>(raw.get()) {
+        Ok(item) => item.check(accept_responses),
+        // A `RawValue` is valid JSON: only a parser's own limit (nesting) is left.
+        Err(e) => Err(Invalid { id: None, error: RpcError::invalid_request(format!("malformed request object: {e}")) }),
     }
 }
 
 fn not_an_object() -> Invalid<'static> {
     Invalid { id: None, error: RpcError::invalid_request("a request must be a JSON object") }
-}
-
-fn malformed(e: &serde_json::Error) -> Invalid<'static> {
-    Invalid { id: None, error: RpcError::invalid_request(Cow::Owned(format!("malformed request object: {e}"))) }
 }
 
 fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Invalid<'_>> {
@@ -255,6 +371,52 @@ mod tests {
         assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","id":1}"#), 0);
         assert!(matches!(parse_body(b" []", false), Ok(Body::Batch(v)) if v.is_empty()));
         assert_eq!(code(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"x\":\"\xff\",\"id\":1}"), -32700, "UTF-8 everywhere");
+    }
+
+    #[test]
+    fn a_batch_is_read_in_one_pass_and_each_item_answered_alone() {
+        let body = br#"[{"jsonrpc":"2.0","method":"a","params":{"x":[1,{"y":2}]},"id":1},
+            3, "s", null, true, [1, [2]], {},
+            {"jsonrpc":"2.0","method":"b","params":null,"id":null,"extra":{"deep":[{}]}},
+            {"jsonrpc":"2.0","method":"c","method":"d","id":2},
+            {"jsonrpc":"2.0","\u006dethod":"e","id":3},
+            {"jsonrpc":null,"method":"f","id":4},
+            {"jsonrpc":"2.0","method":"g"}]"#;
+        let Ok(Body::Batch(items)) = parse_body(body, false) else { panic!("a batch") };
+        let shown: Vec<Result<(Option<&str>, String, Option<&str>), (Option<&str>, String)>> = items
+            .iter()
+            .map(|item| match item {
+                Ok(Message::Request(r)) => {
+                    Ok((r.id.map(RawValue::get), r.method.to_string(), r.params.map(RawValue::get)))
+                }
+                Ok(Message::Response { .. }) => panic!("no responses on /rpc"),
+                Err(invalid) => Err((
+                    invalid.id.map(RawValue::get),
+                    invalid.error.message().trim_start_matches("Invalid Request: ").to_owned(),
+                )),
+            })
+            .collect();
+        let not_object = Err((None, "a request must be a JSON object".to_owned()));
+        assert_eq!(shown[0], Ok((Some("1"), "a".to_owned(), Some(r#"{"x":[1,{"y":2}]}"#))));
+        for item in &shown[1..6] {
+            assert_eq!(item, &not_object);
+        }
+        assert_eq!(shown[6], Err((None, "`jsonrpc` must be exactly \"2.0\"".to_owned())));
+        assert_eq!(shown[7], Ok((Some("null"), "b".to_owned(), None)), "a null id is an id, null params none");
+        assert_eq!(shown[8], Err((None, "malformed request object: duplicate field `method`".to_owned())));
+        assert_eq!(shown[9], Ok((Some("3"), "e".to_owned(), None)), "an escaped member name");
+        assert_eq!(shown[10], Err((Some("4"), "`jsonrpc` must be exactly \"2.0\"".to_owned())));
+        assert_eq!(shown[11], Ok((None, "g".to_owned(), None)));
+        assert_eq!(items.len(), 12);
+        // Invalid JSON anywhere is the whole body's parse error.
+        assert_eq!(
+            parse_body(br#"[{"jsonrpc":"2.0","method":"a","id":1}, {"x": tru}]"#, false).unwrap_err().code(),
+            -32700
+        );
+        assert_eq!(parse_body(br#"[{"jsonrpc":"2.0","method":"a","id":1},]"#, false).unwrap_err().code(), -32700);
+        // Each item as it would be alone.
+        let alone: &RawValue = serde_json::from_str(r#"{"jsonrpc":"2.0","method":"c","method":"d","id":2}"#).unwrap();
+        assert!(parse_message(alone, false).is_err());
     }
 
     #[test]

@@ -250,12 +250,8 @@ impl JsonRpcService {
                 (Some(error_body(None, &error, env)), Vec::new())
             }
             envelope::Body::Batch(items) => {
-                let answers = join_all(
-                    items
-                        .into_iter()
-                        .map(|raw| self.one(version, envelope::parse_message(raw, false), &identity, headers)),
-                )
-                .await;
+                let answers =
+                    join_all(items.into_iter().map(|message| self.one(version, message, &identity, headers))).await;
                 let answers = answers
                     .into_iter()
                     .map(|(out, execution, later)| {

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Empty, Full};
 
 use rpc_core::executor::{Execution, Executor};
 
@@ -70,12 +70,38 @@ where
     if declared.is_some_and(|len| len > limit as u64) {
         return Err(ReadError::TooLarge { limit });
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<LengthLimitError>() => Err(ReadError::TooLarge { limit }),
-        Err(e) if is_timeout(&*e) => Err(ReadError::TimedOut),
-        Err(e) => Err(ReadError::Io(e)),
+    // The frames read one by one: a body that comes in one frame (the
+    // usual case) is that frame's bytes, not copied; more frames are joined.
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<Vec<u8>> = None;
+    let mut total = 0usize;
+    while let Some(frame) = body.as_mut().frame().await {
+        let frame = frame.map_err(|e| {
+            let e: BoxError = e.into();
+            if is_timeout(&*e) { ReadError::TimedOut } else { ReadError::Io(e) }
+        })?;
+        let Ok(data) = frame.into_data() else { continue };
+        total = total.saturating_add(data.len());
+        if total > limit {
+            return Err(ReadError::TooLarge { limit });
+        }
+        match (&mut joined, first.take()) {
+            (Some(joined), _) => joined.extend_from_slice(&data),
+            (None, None) => first = Some(data),
+            (None, Some(previous)) => {
+                let capacity = declared.map_or(total, |len| (len as usize).clamp(total, limit));
+                let mut buffer = Vec::with_capacity(capacity);
+                buffer.extend_from_slice(&previous);
+                buffer.extend_from_slice(&data);
+                joined = Some(buffer);
+            }
+        }
     }
+    Ok(match joined {
+        Some(joined) => Bytes::from(joined),
+        None => first.unwrap_or_default(),
+    })
 }
 
 /// Whether `error` (or an error it wraps, as axum's body error does) is the
@@ -158,5 +184,57 @@ impl<B: Body + Unpin> Body for OnSent<B> {
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::StreamBody;
+
+    use super::*;
+
+    type Chunks = StreamBody<futures_util::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, BoxError>>>>;
+
+    fn chunks(parts: &[&'static str]) -> Chunks {
+        let frames: Vec<Result<Frame<Bytes>, BoxError>> =
+            parts.iter().map(|p| Ok(Frame::data(Bytes::from_static(p.as_bytes())))).collect();
+        StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    fn read(body: Chunks, declared: Option<&str>, limit: usize) -> Result<Bytes, ReadError> {
+        let mut headers = http::HeaderMap::new();
+        if let Some(len) = declared {
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from_str(len).unwrap());
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(read_limited(&headers, body, limit))
+    }
+
+    #[test]
+    fn one_frame_many_frames_and_none() {
+        let one = Bytes::from_static(b"{\"a\":1}");
+        let read_one = read(chunks(&["{\"a\":1}"]), None, 64).unwrap();
+        assert_eq!(read_one, one);
+        assert_eq!(read_one.as_ptr(), b"{\"a\":1}".as_ptr(), "one frame is not copied");
+        assert_eq!(read(chunks(&["{\"a\"", ":", "1}"]), Some("7"), 64).unwrap(), one);
+        assert_eq!(read(chunks(&["{\"a\"", ":1}"]), None, 7).unwrap(), one, "exactly the limit");
+        assert_eq!(read(chunks(&[]), None, 7).unwrap(), Bytes::new());
+    }
+
+    #[test]
+    fn more_than_the_limit_is_refused_while_streaming_and_by_its_length() {
+        assert!(matches!(read(chunks(&["{\"a\"", ":10}"]), None, 7), Err(ReadError::TooLarge { limit: 7 })));
+        assert!(matches!(read(chunks(&["12345678"]), None, 7), Err(ReadError::TooLarge { limit: 7 })));
+        // A lying Content-Length does not let more through.
+        assert!(matches!(read(chunks(&["1234", "5678"]), Some("3"), 7), Err(ReadError::TooLarge { limit: 7 })));
+        assert!(matches!(read(chunks(&["1"]), Some("8"), 7), Err(ReadError::TooLarge { limit: 7 })));
+    }
+
+    #[test]
+    fn a_failing_body_is_an_io_error() {
+        let frames: Vec<Result<Frame<Bytes>, BoxError>> =
+            vec![Ok(Frame::data(Bytes::from_static(b"{"))), Err("connection reset".into())];
+        let body = StreamBody::new(futures_util::stream::iter(frames));
+        assert!(matches!(read(body, None, 64), Err(ReadError::Io(e)) if e.to_string() == "connection reset"));
     }
 }
