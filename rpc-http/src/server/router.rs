@@ -17,7 +17,6 @@ use http::{Request, Response, StatusCode, Uri};
 use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
-use tower::util::BoxCloneSyncService;
 use tower::{Service, ServiceExt};
 
 use super::body::{BoxError, ResponseBody, json_response};
@@ -27,7 +26,12 @@ use super::route::OriginalUri;
 /// `Sync`, so that bodies which are not, as axum's, can be routed).
 pub type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 
-type Route = BoxCloneSyncService<Request<RequestBody>, Response<ResponseBody>, Infallible>;
+type RouteFuture = Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>;
+
+/// A mounted service, type-erased: each request clones the service (the
+/// endpoints are a few `Arc`s) and runs one boxed future that waits for it
+/// to be ready and calls it.
+type Route = Arc<dyn Fn(Request<RequestBody>) -> RouteFuture + Send + Sync>;
 
 /// Routes requests to services by path prefix (longest prefix wins).
 #[derive(Clone, Default)]
@@ -66,7 +70,11 @@ impl Router {
             "mount prefix `{prefix}` must start and not end with `/`"
         );
         let routes = Arc::make_mut(&mut self.routes);
-        routes.push((prefix.to_owned(), BoxCloneSyncService::new(service)));
+        let route: Route = Arc::new(move |request| {
+            let service = service.clone();
+            Box::pin(service.oneshot(request))
+        });
+        routes.push((prefix.to_owned(), route));
         routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
         self
     }
@@ -102,7 +110,6 @@ where
         let Some((prefix, route)) = self.route(request.uri().path()) else {
             return Box::pin(std::future::ready(Ok(no_endpoint())));
         };
-        let route = route.clone();
         let (mut parts, body) = request.into_parts();
         let original = parts.uri.clone();
         let rest = &original.path()[prefix.len()..];
@@ -123,7 +130,7 @@ where
         let outermost = super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original);
         parts.extensions.insert(OriginalUri(outermost));
         let request = Request::from_parts(parts, body.map_err(Into::into).boxed_unsync());
-        Box::pin(route.oneshot(request))
+        route(request)
     }
 }
 
