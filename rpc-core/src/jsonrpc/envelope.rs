@@ -55,10 +55,21 @@ pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &Jso
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        let items: Vec<Item<'_>> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
-        return Ok(Body::Batch(items.into_iter().map(|item| item.check(accept_responses)).collect()));
+        return match serde_json::from_str::<Vec<Item<'_>>>(text) {
+            Ok(items) => Ok(Body::Batch(items.into_iter().map(|item| item.check(accept_responses)).collect())),
+            // Valid JSON an item visitor cannot read (a number beyond f64's
+            // range where a message should be): item by item, as before.
+            Err(_) => {
+                let items: Vec<&RawValue> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
+                Ok(Body::Batch(items.into_iter().map(|raw| parse_message(raw, accept_responses)).collect()))
+            }
+        };
     }
-    // A valid non-object is -32600, invalid JSON -32700.
+    if first != Some(&b'{') {
+        // Not an object: tell invalid JSON (-32700) from a valid non-object (-32600).
+        let _: &RawValue = serde_json::from_str(text).map_err(RpcError::parse_error)?;
+        return Ok(Body::Single(Err(not_an_object())));
+    }
     let item: Item<'_> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
     Ok(Body::Single(item.check(accept_responses)))
 }
@@ -271,6 +282,9 @@ pub enum Message<'a> {
 /// are recognised only when `accept_responses` is set (MCP clients may send
 /// them; `/rpc` clients not).
 pub fn parse_message(raw: &RawValue, accept_responses: bool) -> Result<Message<'_>, Invalid<'_>> {
+    if !raw.get().starts_with('{') {
+        return Err(not_an_object());
+    }
     match serde_json::from_str::<Item<'_>>(raw.get()) {
         Ok(item) => item.check(accept_responses),
         // A `RawValue` is valid JSON: only a parser's own limit (nesting) is left.
@@ -408,6 +422,12 @@ mod tests {
         assert_eq!(shown[10], Err((Some("4"), "`jsonrpc` must be exactly \"2.0\"".to_owned())));
         assert_eq!(shown[11], Ok((None, "g".to_owned(), None)));
         assert_eq!(items.len(), 12);
+        // A number no f64 holds, where a message should be: that item's -32600.
+        let Ok(Body::Batch(items)) = parse_body(br#"[1e999, {"jsonrpc":"2.0","method":"a","id":1}]"#, false) else {
+            panic!("a batch")
+        };
+        assert!(matches!(&items[..], [Err(_), Ok(Message::Request(_))]));
+        assert!(matches!(parse_body(b"1e999", false), Ok(Body::Single(Err(_)))));
         // Invalid JSON anywhere is the whole body's parse error.
         assert_eq!(
             parse_body(br#"[{"jsonrpc":"2.0","method":"a","id":1}, {"x": tru}]"#, false).unwrap_err().code(),
