@@ -97,12 +97,16 @@ impl Executor {
             }
         };
         let stamp = stamp.unwrap_or_else(|| FIRST_STAMP.to_owned());
-        if let Some(text) = value
+        if let Some(mut text) = value
             && let Some((written, json)) = stamped(&text)
             && written == stamp
-            && let Some(raw) = parse(&slot.key, json.to_owned())
         {
-            return Lookup::Hit(raw);
+            // The JSON moved to the front of the same buffer (no second copy).
+            let start = text.len() - json.len();
+            text.drain(..start);
+            if let Some(raw) = parse(&slot.key, text) {
+                return Lookup::Hit(raw);
+            }
         }
         Lookup::Miss(Some(stamp))
     }

@@ -121,8 +121,7 @@ impl MemoryCache {
 }
 
 impl MemoryCache {
-    fn lookup(&self, key: &str) -> Option<String> {
-        let now = self.clock.now();
+    fn lookup(&self, key: &str, now: Instant) -> Option<String> {
         let mut shard = self.shard(key);
         match shard.entries.get(key) {
             Some(entry) if entry.expires_at > now => Some(entry.value.to_string()),
@@ -139,7 +138,7 @@ impl MemoryCache {
 
 impl CacheStore for MemoryCache {
     fn get<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<Option<String>, StoreError>> {
-        MaybeReady::ready(Ok(self.lookup(key)))
+        MaybeReady::ready(Ok(self.lookup(key, self.clock.now())))
     }
 
     fn get_with_generation<'a>(
@@ -147,7 +146,8 @@ impl CacheStore for MemoryCache {
         key: &'a str,
         generation: &'a str,
     ) -> MaybeReady<'a, Result<crate::store::WithGeneration, StoreError>> {
-        MaybeReady::ready(Ok((self.lookup(key), self.lookup(generation))))
+        let now = self.clock.now();
+        MaybeReady::ready(Ok((self.lookup(key, now), self.lookup(generation, now))))
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> MaybeReady<'a, Result<(), StoreError>> {
