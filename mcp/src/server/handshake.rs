@@ -225,7 +225,7 @@ async fn plain(
                 // Boxed: the tools/call path keeps a small future.
                 match Box::pin(beyond_tools(inner, session, &asked, req)).await {
                     Ok((body, executions)) => {
-                        let mut out = Vec::with_capacity(body.len() + 48);
+                        let mut out = Vec::new();
                         write_outcome(&mut out, id, &Ok(body));
                         return (out, executions);
                     }
@@ -450,7 +450,7 @@ async fn initialize(
         result.insert("instructions".into(), json!(instructions));
     }
     let body = serde_json::to_vec(&Value::Object(result)).unwrap_or_default();
-    let mut out = Vec::with_capacity(body.len() + 48);
+    let mut out = Vec::new();
     write_outcome(&mut out, id, &Ok(body));
     Reply::message(Status::Ok, out, Vec::new()).with_session(id_string)
 }

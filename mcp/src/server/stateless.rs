@@ -199,7 +199,7 @@ pub(crate) async fn handle(
         return fail(error);
     }
     let ok = |body: &[u8]| {
-        let mut out = Vec::with_capacity(body.len() + 48);
+        let mut out = Vec::new();
         write_result(&mut out, id, body);
         Reply::message(Status::Ok, out, Vec::new())
     };
@@ -351,7 +351,7 @@ async fn task_method(
     };
     match answer {
         Ok(body) => {
-            let mut out = Vec::with_capacity(body.len() + 48);
+            let mut out = Vec::new();
             write_result(&mut out, id, &body);
             Reply::message(Status::Ok, out, Vec::new())
         }
@@ -417,7 +417,7 @@ async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_
     };
     match answer {
         Ok((body, executions)) => {
-            let mut out = Vec::with_capacity(body.len() + 48);
+            let mut out = Vec::new();
             write_result(&mut out, id, &body);
             Reply::message(Status::Ok, out, executions)
         }

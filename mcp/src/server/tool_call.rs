@@ -224,7 +224,6 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         }
         return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
     };
-    let mut out = Vec::with_capacity(256);
     // Questions without answers: the call asks for input, whatever it returned.
     let asked = round.as_ref().and_then(|round| {
         let meta = crate::tools::server_info_meta(&inner.texts(language).server_info);
@@ -237,6 +236,8 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         }
         None => outcome.result,
     };
+    // A result sizes the buffer itself (exactly); an error is written in pieces.
+    let mut out = if result.is_ok() { Vec::new() } else { Vec::with_capacity(256) };
     write_outcome(&mut out, &id, &result);
     let error_code = result.as_ref().err().map(|e| e.code);
     let executions = match outcome.execution {

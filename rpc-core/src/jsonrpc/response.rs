@@ -11,8 +11,10 @@ use crate::executor::Execution;
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}`; `result` is
 /// already-serialised JSON.
 pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &[u8]) {
-    // One reservation: a large result is copied once, never grown into.
-    out.reserve(31 + id.get().len() + result.len());
+    // One reservation: a large result is copied once, never grown into;
+    // into an empty buffer, exactly (a full `Vec` becomes `Bytes` without
+    // another allocation).
+    out.reserve_exact(33 + id.get().len() + result.len());
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.get().as_bytes());
     out.extend_from_slice(b",\"result\":");
@@ -55,4 +57,20 @@ pub fn join_batch(results: Vec<(Option<Vec<u8>>, Option<Execution>)>) -> (Option
     }
     out.push(b']');
     (Some(out), executions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_into_an_empty_buffer_fills_it_exactly() {
+        for (id, result) in [("1", "{}"), ("\"a-b\"", r#"{"x":[1,2,3]}"#), ("null", &*"x".repeat(10_000))] {
+            let id: &RawValue = serde_json::from_str(id).unwrap();
+            let mut out = Vec::new();
+            write_result(&mut out, id, result.as_bytes());
+            assert_eq!(out.len(), out.capacity(), "no spare capacity, no growth");
+            assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get()).into_bytes());
+        }
+    }
 }

@@ -373,7 +373,8 @@ impl JsonRpcService {
         let Some(id) = request.id else {
             return (None, Some(execution), None);
         };
-        let mut out = Vec::with_capacity(128);
+        // Sized by `write_result` (exactly: the body becomes `Bytes` as it is).
+        let mut out = Vec::new();
         match &execution.result {
             Ok(result) => write_result(&mut out, id, result.get().as_bytes()),
             Err(error) => write_error(&mut out, Some(id), error, env),
