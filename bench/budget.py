@@ -23,6 +23,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -140,12 +141,16 @@ def total(catalog, kind, count, work, port):
     raise SystemExit(f"budget.py: no totals in {out}")
 
 
-PORTS = iter(range(18300, 18900))
+def free_port():
+    """A loopback port the system has free now (no fixed range to collide with)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def measure_kind(catalog, kind, work):
-    few = total(catalog, kind, FEW, work, next(PORTS))
-    many = total(catalog, kind, MANY, work, next(PORTS))
+    few = total(catalog, kind, FEW, work, free_port())
+    many = total(catalog, kind, MANY, work, free_port())
     return round((many - few) / (MANY - FEW))
 
 

@@ -414,24 +414,6 @@ impl<E: ApplicationError> From<E> for RpcError {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn written_json_is_the_object_in_every_environment() {
-        let errors = [
-            RpcError::new(-32000, "out of \"stock\""),
-            RpcError::invalid_params("bad").with_data(json!({"id": ["\"x\" is not an integer"]})),
-            RpcError::internal("boom").with_detail("detail").with_location("here.rs:1:2"),
-            RpcError::from(std::io::Error::other(std::io::Error::other("disk"))),
-            RpcError::method_not_found("x.y"),
-        ];
-        for env in [Environment::Dev, Environment::Test, Environment::Prod] {
-            for error in &errors {
-                let mut out = Vec::new();
-                error.write_json(&mut out, env);
-                assert_eq!(out, serde_json::to_vec(&error.to_json(env)).unwrap(), "{error:?} in {env:?}");
-            }
-        }
-    }
-
     use super::*;
 
     #[derive(Debug)]
@@ -467,6 +449,25 @@ mod tests {
     fn fails() -> Result<(), RpcError> {
         Err(Outer(Inner))?;
         Ok(())
+    }
+
+    #[test]
+    fn written_json_is_the_object_in_every_environment() {
+        let errors = [
+            RpcError::new(-32000, "out of \"stock\""),
+            RpcError::invalid_params("bad").with_data(json!({"id": ["\"x\" is not an integer"]})),
+            RpcError::internal("boom").with_detail("detail").with_location("here.rs:1:2"),
+            RpcError::from(std::io::Error::other(std::io::Error::other("disk"))),
+            RpcError::from_error(-32000, &Outer(Inner)),
+            RpcError::method_not_found("x.y"),
+        ];
+        for env in [Environment::Dev, Environment::Test, Environment::Prod] {
+            for error in &errors {
+                let mut out = Vec::new();
+                error.write_json(&mut out, env);
+                assert_eq!(out, serde_json::to_vec(&error.to_json(env)).unwrap(), "{error:?} in {env:?}");
+            }
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use futures_util::future::join_all;
 use rpc::i18n::Language;
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
-use rpc::jsonrpc::response::join_batch;
+use rpc::jsonrpc::response::{join_batch, result_body};
 use rpc::{Execution, LogLevel, RpcError};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -174,11 +174,7 @@ async fn plain(
         "ping" => Ok(b"{}".to_vec()),
         "tools/list" => match list_tools(tools, language, protocol, req) {
             // The pre-built page is copied once, into the response.
-            Ok(page) => {
-                let mut out = Vec::new();
-                rpc::jsonrpc::response::write_result(&mut out, id, page);
-                return (out, Vec::new());
-            }
+            Ok(page) => return (result_body(id, page), Vec::new()),
             Err(e) => Err(ProtocolError::from_rpc(&e, env)),
         },
         "tools/call" => match read_call(req) {
@@ -224,11 +220,7 @@ async fn plain(
                 };
                 // Boxed: the tools/call path keeps a small future.
                 match Box::pin(beyond_tools(inner, session, &asked, req)).await {
-                    Ok((body, executions)) => {
-                        let mut out = Vec::new();
-                        write_outcome(&mut out, id, &Ok(body));
-                        return (out, executions);
-                    }
+                    Ok((body, executions)) => return (result_body(id, &body), executions),
                     Err(error) => Err(error),
                 }
             }
@@ -450,9 +442,7 @@ async fn initialize(
         result.insert("instructions".into(), json!(instructions));
     }
     let body = serde_json::to_vec(&Value::Object(result)).unwrap_or_default();
-    let mut out = Vec::new();
-    write_outcome(&mut out, id, &Ok(body));
-    Reply::message(Status::Ok, out, Vec::new()).with_session(id_string)
+    Reply::message(Status::Ok, result_body(id, &body), Vec::new()).with_session(id_string)
 }
 
 /// The session a message belongs to and the protocol revision the message

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use bytes::Bytes;
 use futures_util::Stream;
 use rpc::Execution;
-use rpc::jsonrpc::response::write_result;
+use rpc::jsonrpc::response::{write_error_with, write_result};
 use serde_json::value::RawValue;
 
 use crate::call::ProtocolError;
@@ -95,7 +95,7 @@ impl std::fmt::Debug for Reply {
 impl Reply {
     /// An error about the request (never sent as a stream event).
     pub(crate) fn error(status: Status, id: Option<&RawValue>, error: &ProtocolError) -> Reply {
-        let mut body = Vec::with_capacity(128);
+        let mut body = Vec::new();
         write_error(&mut body, id, error);
         Reply::Message(Message {
             status,
@@ -132,11 +132,7 @@ impl Reply {
 
 /// Appends `{"jsonrpc":"2.0","id":..,"error":{..}}`.
 pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RawValue>, error: &ProtocolError) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    out.extend_from_slice(id.map_or("null", RawValue::get).as_bytes());
-    out.extend_from_slice(b",\"error\":");
-    error.write_json(out);
-    out.push(b'}');
+    write_error_with(out, id, |out| error.write_json(out));
 }
 
 /// Appends the response for `result`.

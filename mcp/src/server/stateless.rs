@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use rpc::ClientView;
 use rpc::jsonrpc::envelope::Request as RpcRequest;
-use rpc::jsonrpc::response::write_result;
+use rpc::jsonrpc::response::result_body;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -198,11 +198,7 @@ pub(crate) async fn handle(
         }
         return fail(error);
     }
-    let ok = |body: &[u8]| {
-        let mut out = Vec::new();
-        write_result(&mut out, id, body);
-        Reply::message(Status::Ok, out, Vec::new())
-    };
+    let ok = |body: &[u8]| Reply::message(Status::Ok, result_body(id, body), Vec::new());
     match &*request.method {
         "server/discover" => match admit::<EnvelopeOnly<'_>>(request, incoming) {
             Ok(_) => ok(&inner.texts(language).discover),
@@ -350,11 +346,7 @@ async fn task_method(
         _ => super::tasks::cancel(inner, owner, &task_id).await.map(|()| ack()),
     };
     match answer {
-        Ok(body) => {
-            let mut out = Vec::new();
-            write_result(&mut out, id, &body);
-            Reply::message(Status::Ok, out, Vec::new())
-        }
+        Ok(body) => Reply::message(Status::Ok, result_body(id, &body), Vec::new()),
         Err(error) => fail(error),
     }
 }
@@ -416,11 +408,7 @@ async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_
         },
     };
     match answer {
-        Ok((body, executions)) => {
-            let mut out = Vec::new();
-            write_result(&mut out, id, &body);
-            Reply::message(Status::Ok, out, executions)
-        }
+        Ok((body, executions)) => Reply::message(Status::Ok, result_body(id, &body), executions),
         Err(error) => fail(error),
     }
 }

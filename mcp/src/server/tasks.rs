@@ -123,8 +123,7 @@ pub(crate) async fn answer(inner: &Arc<Inner>, mut call: ToolCall<'_>, starts_ta
 }
 
 fn created(id: &RawValue, record: &TaskRecord, meta: &Value) -> Reply {
-    let mut out = Vec::new();
-    rpc::jsonrpc::response::write_result(&mut out, id, &record.create_result(meta));
+    let out = rpc::jsonrpc::response::result_body(id, &record.create_result(meta));
     Reply::message(Status::Ok, out, Vec::new())
 }
 

@@ -236,8 +236,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         }
         None => outcome.result,
     };
-    // A result sizes the buffer itself (exactly); an error is written in pieces.
-    let mut out = if result.is_ok() { Vec::new() } else { Vec::with_capacity(256) };
+    let mut out = Vec::new();
     write_outcome(&mut out, &id, &result);
     let error_code = result.as_ref().err().map(|e| e.code);
     let executions = match outcome.execution {
