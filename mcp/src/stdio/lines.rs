@@ -4,7 +4,7 @@
 
 use std::io;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::{mpsc, oneshot};
 
 /// A line for the writer, and who waits until it is written out.
@@ -14,10 +14,11 @@ pub(super) struct Out {
 }
 
 /// The writer: each line then `\n`, flushed whenever the queue is empty.
-pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
-    mut output: W,
-    mut queue: mpsc::Receiver<Out>,
-) -> io::Result<()> {
+/// The lines waiting are written into one buffer first: a process's stdout
+/// in tokio is written by a blocking thread, one hand-over per write, so a
+/// write per line would cost more than the call it answers.
+pub(super) async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut queue: mpsc::Receiver<Out>) -> io::Result<()> {
+    let mut output = BufWriter::with_capacity(64 * 1024, output);
     let mut waiting = Vec::new();
     while let Some(first) = queue.recv().await {
         let mut next = Some(first);
