@@ -329,11 +329,11 @@ impl McpEndpointBuilder {
             .all()
             .map(|language| ServerTexts::new(&self.config, &translations, &self.group, language, served))
             .collect();
-        let texts = ListTexts {
-            group: &self.group,
-            translations: &translations,
+        let texts = Arc::new(ListTexts {
+            group: self.group.clone(),
+            translations: Arc::clone(&translations),
             stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
-        };
+        });
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
         let features = GroupFeatures::build(self.executor.registry(), &self.group, &self.config, &texts);
         let listen_slots = ListenSlots::new(self.config.max_listen_per_client, self.config.max_listen_streams);

@@ -33,7 +33,7 @@ pub struct GroupFeatures {
 
 impl GroupFeatures {
     /// Builds the features of `group` in every version that has methods in it.
-    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &ListTexts<'_>) -> GroupFeatures {
+    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &Arc<ListTexts>) -> GroupFeatures {
         let mut versions = BTreeMap::new();
         for version in registry.group_versions(group) {
             let Some(table) = registry.version(version) else { continue };

@@ -141,7 +141,7 @@ pub struct PromptSet {
 
 impl PromptSet {
     /// The prompts among `methods`.
-    pub fn build(methods: &[&Arc<Method>], config: &McpConfig, texts: &ListTexts<'_>) -> PromptSet {
+    pub fn build(methods: &[&Arc<Method>], config: &McpConfig, texts: &Arc<ListTexts>) -> PromptSet {
         let mut prompts: Vec<Prompt> = methods
             .iter()
             .filter_map(|m| {
@@ -150,8 +150,9 @@ impl PromptSet {
             })
             .collect();
         prompts.sort_by_key(Prompt::name);
-        let pages = Pages::build("prompts", texts, config, |language, version| {
-            prompts.iter().map(|p| prompt_json(p, language, version, texts)).collect()
+        let listed = prompts.clone();
+        let pages = Pages::build("prompts", texts, config, move |texts, language, version| {
+            listed.iter().map(|p| prompt_json(p, language, version, texts)).collect()
         });
         PromptSet { prompts: prompts.into_iter().map(|p| (p.name(), p)).collect(), pages }
     }
@@ -172,9 +173,9 @@ impl PromptSet {
     }
 }
 
-fn prompt_json(p: &Prompt, language: Language, version: ProtocolVersion, texts: &ListTexts<'_>) -> Value {
+fn prompt_json(p: &Prompt, language: Language, version: ProtocolVersion, texts: &ListTexts) -> Value {
     let name = p.method.name();
-    let text = |field| texts.translations.text(Some(texts.group), language, name, field);
+    let text = |field| texts.translations.text(Some(&texts.group), language, name, field);
     let mut obj = Map::new();
     obj.insert("name".into(), json!(p.name()));
     if version.has_structured_output()

@@ -97,7 +97,7 @@ pub struct ResourceSet {
 impl ResourceSet {
     /// The resources among `methods`; a URI template that does not compile
     /// (a descriptor written by hand) is logged and left out.
-    pub fn build(methods: &[&Arc<Method>], config: &McpConfig, texts: &ListTexts<'_>) -> ResourceSet {
+    pub fn build(methods: &[&Arc<Method>], config: &McpConfig, texts: &Arc<ListTexts>) -> ResourceSet {
         let mut resources: Vec<Resource> = methods
             .iter()
             .filter_map(|m| {
@@ -113,9 +113,9 @@ impl ResourceSet {
             })
             .collect();
         resources.sort_by_key(|r| (!r.template.is_literal(), std::cmp::Reverse(r.template.literal_len())));
-        let object = |r: &Resource, language: Language, version: ProtocolVersion| {
+        fn object(r: &Resource, texts: &ListTexts, language: Language, version: ProtocolVersion) -> Value {
             let name = r.method.name();
-            let text = |field| texts.translations.text(Some(texts.group), language, name, field);
+            let text = |field| texts.translations.text(Some(&texts.group), language, name, field);
             let mut obj = Map::new();
             let key = if r.template.is_literal() { "uri" } else { "uriTemplate" };
             obj.insert(key.into(), json!(r.spec.uri));
@@ -133,15 +133,17 @@ impl ResourceSet {
                 obj.insert("mimeType".into(), json!(mime));
             }
             Value::Object(obj)
-        };
+        }
         // Listed by URI; matched from the most specific down.
-        let mut listed: Vec<&Resource> = resources.iter().collect();
+        let mut listed = resources.clone();
         listed.sort_by_key(|r| r.spec.uri);
-        let list = Pages::build("resources", texts, config, |language, version| {
-            listed.iter().filter(|r| r.template.is_literal()).map(|r| object(r, language, version)).collect()
+        let (literal, templated): (Vec<Resource>, Vec<Resource>) =
+            listed.into_iter().partition(|r| r.template.is_literal());
+        let list = Pages::build("resources", texts, config, move |texts, language, version| {
+            literal.iter().map(|r| object(r, texts, language, version)).collect()
         });
-        let templates = Pages::build("resourceTemplates", texts, config, |language, version| {
-            listed.iter().filter(|r| !r.template.is_literal()).map(|r| object(r, language, version)).collect()
+        let templates = Pages::build("resourceTemplates", texts, config, move |texts, language, version| {
+            templated.iter().map(|r| object(r, texts, language, version)).collect()
         });
         ResourceSet { resources, list, templates }
     }

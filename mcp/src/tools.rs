@@ -98,7 +98,7 @@ pub struct GroupTools {
 impl GroupTools {
     /// Builds the tools of `group` for every version that has methods in
     /// it, with every page serialised in every language of `translations`.
-    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &ListTexts<'_>) -> GroupTools {
+    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &Arc<ListTexts>) -> GroupTools {
         let mut versions = BTreeMap::new();
         let mut problems = Vec::new();
         for version in registry.group_versions(group) {
@@ -142,7 +142,7 @@ impl GroupTools {
     }
 }
 
-fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, texts: &ListTexts<'_>) -> ToolSet {
+fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, texts: &Arc<ListTexts>) -> ToolSet {
     let tools: Vec<Tool> = methods
         .iter()
         .map(|m| Tool {
@@ -152,14 +152,15 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, tex
             takes_context: m.descriptor().params.iter().any(|p| !p.is_param),
         })
         .collect();
-    let pages = Pages::build("tools", texts, config, |language, version| {
-        tools
+    let (listed, list_config) = (tools.clone(), config.clone());
+    let pages = Pages::build("tools", texts, config, move |texts, language, version| {
+        listed
             .iter()
             .map(|t| {
                 let name = t.method.name();
-                let text = |field| texts.translations.text(Some(texts.group), language, name, field);
+                let text = |field| texts.translations.text(Some(&texts.group), language, name, field);
                 let description = text(Field::Description).map(str::to_owned).or_else(|| t.method.full_description());
-                tool_json(t, version, config, text(Field::Title), description.as_deref())
+                tool_json(t, version, &list_config, text(Field::Title), description.as_deref())
             })
             .collect()
     });
