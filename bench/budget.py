@@ -95,8 +95,9 @@ def post(conn, path, body, headers):
     return response.status, response.getheader("Mcp-Session-Id"), response.read().decode()
 
 
-def drive(port, kind, count):
-    path, era, body, extra, expect = KINDS[kind]
+def drive(port, spec, count):
+    """Sends `count` requests of `spec` (a value of KINDS) over one connection."""
+    path, era, body, extra, expect = spec
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if era == "session":
@@ -112,21 +113,27 @@ def drive(port, kind, count):
     for _ in range(count):
         status, _, text = post(conn, path, data, headers)
         if status != 200 or expect not in text:
-            raise SystemExit(f"budget.py: {kind}: unexpected answer {status} {text[:300]}")
+            raise SystemExit(f"budget.py: {path}: unexpected answer {status} {text[:300]}")
     conn.close()
 
 
-def total(catalog, kind, count, work, port):
+def catalog_command(catalog, port):
+    return [catalog, "--env", "prod", "--listen", f"127.0.0.1:{port}"]
+
+
+def total(catalog, kind, count, work, port, command=catalog_command, spec=None):
+    """Instructions of a server (`command(catalog, port)`) serving `count`
+    requests of `kind` (or of `spec`), start and shutdown included."""
     out = os.path.join(work, f"cg.{port}.out")
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          "--toggle-collect=tokio::runtime::task::raw::poll*",
-         catalog, "--env", "prod", "--listen", f"127.0.0.1:{port}"],
+         *command(catalog, port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {"RUST_LOG": "warn", "TOKIO_WORKER_THREADS": "1"})
     try:
         wait_for(port, proc)
-        drive(port, kind, count)
+        drive(port, spec or KINDS[kind], count)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -148,9 +155,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def measure_kind(catalog, kind, work):
-    few = total(catalog, kind, FEW, work, free_port())
-    many = total(catalog, kind, MANY, work, free_port())
+def measure_kind(catalog, kind, work, command=catalog_command, spec=None):
+    few = total(catalog, kind, FEW, work, free_port(), command, spec)
+    many = total(catalog, kind, MANY, work, free_port(), command, spec)
     return round((many - few) / (MANY - FEW))
 
 

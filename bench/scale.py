@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""bench/scale.py — issue 19's measurements beyond one call's throughput.
+
+    bench/scale.py [PART ...]      PART: compile startup list sessions soak stdio
+                                   (default: all of them, in that order)
+
+Each part prints its figures and the target they are held against:
+
+* compile   the fixture crate `bench/scale` with 200 methods, debug build of the
+            crate alone (its dependencies built), with the annotations and
+            without them (SCALE_ANNOTATED=0): the ratio of the medians of 3.
+* startup   the release fixture with 1,000 annotated methods (SCALE_METHODS=1000):
+            time from spawning it until it prints `listening on`, and until it
+            has answered its first `tools/list`; median of 10.
+* list      instructions per `tools/list` (callgrind, as bench/budget.py counts
+            them) of the 1,000-tool group (first page, 50 tools) and of the
+            10-tool group, and the bytes each copies.
+* sessions  server memory per idle handshake-era session: the release catalog's
+            resident memory before and after opening 10,000 sessions.
+* soak      the release catalog's resident memory over 1,000,000 `tools/call`
+            requests (wrk, c=32, ids over 5,000 distinct cache keys).
+* stdio     100,000 `tools/call` lines through `catalog --stdio` against the bare
+            line-echo loop of bench/baseline (`stdio_echo`) fed the same lines.
+
+Builds what it needs (release catalog, release fixture with 1,000 methods, the
+baseline) unless SKIP_BUILD=1. Needs valgrind (list) and wrk (soak).
+"""
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import budget  # noqa: E402
+
+CATALOG = os.path.join(ROOT, "target/release/catalog")
+FIXTURE = os.path.join(ROOT, "target/release/scale")
+ECHO = os.path.join(HERE, "baseline/target/release/stdio_echo")
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {"RUST_LOG": "warn"}
+
+
+def cargo(*args, env=None):
+    subprocess.run(["cargo", *args], cwd=ROOT, check=True, env=os.environ | (env or {}))
+
+
+def build():
+    if os.environ.get("SKIP_BUILD") == "1":
+        return
+    cargo("build", "--release", "-q", "-p", "catalog")
+    cargo("build", "--release", "-q", "-p", "scale", env={"SCALE_METHODS": "1000", "SCALE_ANNOTATED": "1"})
+    subprocess.run(["cargo", "build", "--release", "-q"], cwd=os.path.join(HERE, "baseline"), check=True)
+
+
+def resident(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise SystemExit("scale.py: no VmRSS")
+
+
+def compile_time():
+    """Debug build of the fixture's library with 200 methods, annotated or not."""
+    times = {"1": [], "0": []}
+    for _ in range(3):
+        for annotated in ("0", "1"):
+            start = time.perf_counter()
+            cargo("build", "-q", "-p", "scale", "--lib",
+                  env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated})
+            times[annotated].append(time.perf_counter() - start)
+    with_, without = statistics.median(times["1"]), statistics.median(times["0"])
+    print(f"compile: 200 methods, debug, crate alone: annotated {with_:.2f} s, plain {without:.2f} s, "
+          f"ratio {with_ / without:.2f} (target <= 1.5)")
+    # Leave the default fixture in place for `cargo test`.
+    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1"})
+
+
+def modern_list(cursor=None):
+    params = {"_meta": budget.MODERN_META} | ({"cursor": cursor} if cursor else {})
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params})
+
+
+MODERN_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                  "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+
+
+def startup():
+    listening, answered = [], []
+    for _ in range(10):
+        start = time.perf_counter()
+        proc = subprocess.Popen([FIXTURE, "big", "127.0.0.1:0"], stdout=subprocess.PIPE, env=CLEAN_ENV, text=True)
+        try:
+            line = proc.stdout.readline()
+            listening.append(time.perf_counter() - start)
+            if "listening on http://" not in line:
+                raise SystemExit(f"scale.py: the fixture said {line!r}")
+            addr = line.split("http://", 1)[1].strip()
+            host, port = addr.rsplit(":", 1)
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request("POST", "/mcp/v1", body=modern_list(), headers=MODERN_HEADERS)
+            response = conn.getresponse()
+            body = response.read()
+            answered.append(time.perf_counter() - start)
+            if response.status != 200 or b'"tools"' not in body:
+                raise SystemExit(f"scale.py: tools/list answered {response.status} {body[:200]!r}")
+            conn.close()
+        finally:
+            proc.terminate()
+            proc.wait()
+    tools = count_tools()
+    print(f"startup: {tools} tools: listening after {1000 * statistics.median(listening):.1f} ms, first tools/list "
+          f"answered after {1000 * statistics.median(answered):.1f} ms (median of 10; target <= 100 ms)")
+
+
+def count_tools():
+    """How many tools the fixture lists, page by page."""
+    proc = subprocess.Popen([FIXTURE, "big", "127.0.0.1:0"], stdout=subprocess.PIPE, env=CLEAN_ENV, text=True)
+    try:
+        addr = proc.stdout.readline().split("http://", 1)[1].strip()
+        host, port = addr.rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        count, cursor = 0, None
+        while True:
+            conn.request("POST", "/mcp/v1", body=modern_list(cursor), headers=MODERN_HEADERS)
+            result = json.loads(conn.getresponse().read())["result"]
+            count += len(result["tools"])
+            cursor = result.get("nextCursor")
+            if not cursor:
+                return count
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def fixture_command(group):
+    return lambda fixture, port: [fixture, group, f"127.0.0.1:{port}"]
+
+
+def page_bytes(group):
+    proc = subprocess.Popen([FIXTURE, group, "127.0.0.1:0"], stdout=subprocess.PIPE, env=CLEAN_ENV, text=True)
+    try:
+        addr = proc.stdout.readline().split("http://", 1)[1].strip()
+        host, port = addr.rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.request("POST", "/mcp/v1", body=modern_list(), headers=MODERN_HEADERS)
+        return len(conn.getresponse().read())
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def list_cost():
+    spec = ("/mcp/v1", "session", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, {}, '"tools"')
+    figures = {}
+    with tempfile.TemporaryDirectory() as work:
+        for group in ("big", "small"):
+            figures[group] = budget.measure_kind(FIXTURE, None, work, fixture_command(group), spec)
+    big, small = figures["big"], figures["small"]
+    big_bytes, small_bytes = page_bytes("big"), page_bytes("small")
+    print(f"list: tools/list of 1,000 tools (first page, {big_bytes} bytes): {big} instructions; "
+          f"of 10 tools ({small_bytes} bytes): {small}; ratio {big / small:.3f} "
+          f"(target: within 10 % plus the copy of {big_bytes - small_bytes} more bytes)")
+
+
+def start_catalog(extra=()):
+    port = budget.free_port()
+    proc = subprocess.Popen([CATALOG, "--env", "prod", "--listen", f"127.0.0.1:{port}", *extra],
+                            stdout=subprocess.DEVNULL, env=CLEAN_ENV)
+    budget.wait_for(port, proc)
+    return proc, port
+
+
+HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def open_session(conn):
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": budget.HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "scale", "version": "1"}}}
+    status, session, _ = budget.post(conn, "/mcp/v1", json.dumps(init), HEADERS)
+    if status != 200 or not session:
+        raise SystemExit(f"scale.py: initialize answered {status}")
+    headers = HEADERS | {"Mcp-Session-Id": session, "MCP-Protocol-Version": budget.HANDSHAKE}
+    status, _, _ = budget.post(conn, "/mcp/v1", json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                               headers)
+    if status != 202:
+        raise SystemExit(f"scale.py: notifications/initialized answered {status}")
+    return session
+
+
+def sessions(count=10_000):
+    proc, port = start_catalog()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for _ in range(200):
+            open_session(conn)
+        before = resident(proc.pid)
+        for _ in range(count):
+            open_session(conn)
+        after = resident(proc.pid)
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    print(f"sessions: {count} idle handshake-era sessions: {before / 2**20:.1f} -> {after / 2**20:.1f} MiB, "
+          f"{(after - before) / count:.0f} bytes each (target <= 1024)")
+
+
+SOAK_LUA = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
+wrk.headers["Mcp-Session-Id"] = os.getenv("MCP_SESSION_ID")
+local n = 0
+request = function()
+  n = n + 1
+  local body = string.format('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":%d}}}', n, n %% 5000 + 1)
+  return wrk.format(nil, nil, nil, body)
+end
+done = function(summary, latency, requests)
+  io.write(string.format("JSON {\\"requests\\":%d,\\"non2xx\\":%d}\\n", summary.requests, summary.errors.status))
+end
+"""
+
+
+def soak(total_requests=1_000_000):
+    proc, port = start_catalog()
+    samples = []
+    done = 0
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(SOAK_LUA)
+        script = f.name
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        session = open_session(conn)
+        conn.close()
+        env = os.environ | {"MCP_SESSION_ID": session}
+        samples.append((0, resident(proc.pid)))
+        while done < total_requests:
+            out = subprocess.run(["wrk", "-t1", "-c32", "-d5s", "-s", script, f"http://127.0.0.1:{port}/mcp/v1"],
+                                 capture_output=True, text=True, env=env, check=True).stdout
+            line = next(l for l in out.splitlines() if l.startswith("JSON "))
+            figures = json.loads(line[5:])
+            if figures["non2xx"]:
+                raise SystemExit(f"scale.py: soak: {figures['non2xx']} answers were not 2xx")
+            done += figures["requests"]
+            samples.append((done, resident(proc.pid)))
+    finally:
+        os.unlink(script)
+        proc.terminate()
+        proc.wait()
+    warm = samples[min(2, len(samples) - 1)][1]
+    peak = max(r for _, r in samples[2:]) if len(samples) > 2 else warm
+    last = samples[-1][1]
+    trail = ", ".join(f"{n // 1000}k: {r / 2**20:.1f}" for n, r in samples)
+    print(f"soak: {done} requests; RSS (MiB) after {trail}")
+    print(f"soak: after warm-up {warm / 2**20:.1f} MiB, peak {peak / 2**20:.1f}, last {last / 2**20:.1f} "
+          f"({100 * (last - warm) / warm:+.1f} %; target: flat)")
+
+
+def stdio_rate(command, count, handshake):
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=CLEAN_ENV)
+    try:
+        if handshake:
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": budget.HANDSHAKE, "capabilities": {},
+                "clientInfo": {"name": "scale", "version": "1"}}}
+            proc.stdin.write((json.dumps(init) + "\n").encode())
+            proc.stdin.flush()
+            proc.stdout.readline()
+            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+            proc.stdin.flush()
+        lines = b"".join(
+            b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":%d}}}\n'
+            % (i + 1, i % 100 + 1) for i in range(count))
+
+        def feed():
+            proc.stdin.write(lines)
+            proc.stdin.flush()
+
+        start = time.perf_counter()
+        writer = threading.Thread(target=feed)
+        writer.start()
+        for _ in range(count):
+            line = proc.stdout.readline()
+            if b'"structuredContent"' not in line:
+                raise SystemExit(f"scale.py: stdio: unexpected line {line[:200]!r}")
+        elapsed = time.perf_counter() - start
+        writer.join()
+        proc.stdin.close()
+        proc.wait(30)
+        return count / elapsed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def stdio(count=100_000):
+    ours, echo = [], []
+    for _ in range(3):
+        echo.append(stdio_rate([ECHO], count, False))
+        ours.append(stdio_rate([CATALOG, "--stdio"], count, True))
+    ours_rate, echo_rate = statistics.median(ours), statistics.median(echo)
+    print(f"stdio: {count} tools/call lines: catalog --stdio {ours_rate:,.0f}/s, bare echo loop {echo_rate:,.0f}/s, "
+          f"{100 * ours_rate / echo_rate:.0f} % (median of 3; target >= 80 %)")
+
+
+PARTS = {"compile": compile_time, "startup": startup, "list": list_cost, "sessions": sessions, "soak": soak,
+         "stdio": stdio}
+
+
+def main():
+    parts = sys.argv[1:] or list(PARTS)
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise SystemExit(f"scale.py: unknown part {unknown[0]!r}\n{__doc__}")
+    build()
+    for part in parts:
+        PARTS[part]()
+
+
+if __name__ == "__main__":
+    main()
