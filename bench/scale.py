@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/scale.py — issue 19's measurements beyond one call's throughput.
 
-    bench/scale.py [PART ...]      PART: compile startup list sessions soak stdio
+    bench/scale.py [PART ...]      PART: compile startup list batch sessions soak stdio
                                    (default: all of them, in that order)
 
 Each part prints its figures and the target they are held against:
@@ -19,6 +19,8 @@ Each part prints its figures and the target they are held against:
             resident memory before and after opening 10,000 sessions.
 * soak      the release catalog's resident memory over 1,000,000 `tools/call`
             requests (wrk, c=32, ids over 5,000 distinct cache keys).
+* batch     instructions of a `/rpc` batch of 100 `Catalog.get` calls against one
+            such call alone (callgrind, as bench/budget.py counts them).
 * stdio     100,000 `tools/call` lines through `catalog --stdio` against the bare
             line-echo loop of bench/baseline (`stdio_echo`) fed the same lines.
 
@@ -170,6 +172,17 @@ def list_cost():
           f"(target: within 10 % plus the copy of {big_bytes - small_bytes} more bytes)")
 
 
+def batch():
+    single = budget.KINDS["rpc single"]
+    calls = [budget.rpc(i, "Catalog.get", {"id": 1 + i % 5}) for i in range(100)]
+    hundred = ("/rpc", None, calls, {}, '"result"')
+    with tempfile.TemporaryDirectory() as work:
+        one = budget.measure_kind(CATALOG, None, work, spec=single)
+        many = budget.measure_kind(CATALOG, None, work, spec=hundred)
+    print(f"batch: /rpc single call {one} instructions, batch of 100 {many} ({many / one:.1f}x a single call; "
+          f"{many / 100:.0f} per item; target <= 30x)")
+
+
 def start_catalog(extra=()):
     port = budget.free_port()
     proc = subprocess.Popen([CATALOG, "--env", "prod", "--listen", f"127.0.0.1:{port}", *extra],
@@ -222,7 +235,7 @@ wrk.headers["Mcp-Session-Id"] = os.getenv("MCP_SESSION_ID")
 local n = 0
 request = function()
   n = n + 1
-  local body = string.format('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":%d}}}', n, n %% 5000 + 1)
+  local body = string.format('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":%d}}}', n, n % 5000 + 1)
   return wrk.format(nil, nil, nil, body)
 end
 done = function(summary, latency, requests)
@@ -314,8 +327,8 @@ def stdio(count=100_000):
           f"{100 * ours_rate / echo_rate:.0f} % (median of 3; target >= 80 %)")
 
 
-PARTS = {"compile": compile_time, "startup": startup, "list": list_cost, "sessions": sessions, "soak": soak,
-         "stdio": stdio}
+PARTS = {"compile": compile_time, "startup": startup, "list": list_cost, "batch": batch, "sessions": sessions,
+         "soak": soak, "stdio": stdio}
 
 
 def main():

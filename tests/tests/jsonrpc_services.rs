@@ -242,6 +242,31 @@ async fn async_methods_in_a_batch() {
 }
 
 #[tokio::test]
+async fn a_large_batch_runs_its_waiting_calls_together_and_answers_in_order() {
+    // Past 30 calls a batch's calls that wait run on in a queue: 60 calls,
+    // 20 of them waiting 300 ms and finishing in reverse order, the others
+    // done at once.
+    let (_server, url) = start(Environment::Dev).await;
+    let batch: Vec<Value> = (0..60)
+        .map(|i| {
+            let ms = if i % 3 == 0 { 300 - i * 2 } else { 0 };
+            request("Faulty.delayed_echo", json!({"text": format!("t{i}"), "ms": ms}), json!(i))
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let response = post_ok(&url, &Value::Array(batch)).await;
+    let elapsed = started.elapsed();
+    let answers = response.as_array().unwrap_or_else(|| panic!("an array: {response}"));
+    assert_eq!(answers.len(), 60);
+    for (i, answer) in answers.iter().enumerate() {
+        assert_eq!(answer["id"], json!(i), "answers in request order: {response}");
+        assert_eq!(answer["result"], json!(format!("t{i}")), "{answer}");
+    }
+    // One after the other the waiting calls would take 20 x ~270 ms.
+    assert!(elapsed < std::time::Duration::from_secs(3), "the calls ran together: {elapsed:?}");
+}
+
+#[tokio::test]
 async fn linked_but_unregistered_services_stay_out() {
     // `orphan::Orphan` and the catalog's services are linked into this
     // binary; a registry built from one service holds only that service.

@@ -68,7 +68,7 @@ pub fn error_body(id: Option<&RawValue>, error: &RpcError, env: Environment) -> 
 pub fn join_batch(results: Vec<(Option<Vec<u8>>, Option<Execution>)>) -> (Option<Vec<u8>>, Vec<Execution>) {
     let mut out =
         Vec::with_capacity(results.iter().map(|(p, _)| p.as_ref().map_or(0, Vec::len) + 1).sum::<usize>() + 1);
-    let mut executions = Vec::new();
+    let mut executions = Vec::with_capacity(results.len());
     for (part, execution) in results {
         if let Some(part) = part {
             out.push(if out.is_empty() { b'[' } else { b',' });

@@ -13,7 +13,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures_util::StreamExt as _;
 use futures_util::future::join_all;
+use futures_util::stream::FuturesUnordered;
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
 use http_body::Body;
 use serde_json::{Value, json};
@@ -70,7 +72,12 @@ pub(super) struct Inner {
 
 /// What one message gives: the response bytes (none for a notification),
 /// the execution (for after-response work), a call to run later.
-type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Deferred>);
+/// The most calls of a batch polled in place (beyond it, a wake-up polling
+/// every call still running costs more than a queue of the running ones).
+const IN_PLACE: usize = 30;
+
+/// (Deferred calls are rare and large: boxed, an answer stays small to move.)
+type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Box<Deferred>>);
 
 /// A call acknowledged now and run after the response was sent
 /// (`$rpc.callback`).
@@ -242,7 +249,7 @@ impl JsonRpcService {
         let (out, executions) = match parsed {
             envelope::Body::Single(message) => {
                 let (out, execution, later) = self.one(version, message, &identity, headers).await;
-                deferred.extend(later);
+                deferred.extend(later.map(|job| *job));
                 (out, execution.into_iter().collect::<Vec<_>>())
             }
             envelope::Body::Batch(items) if items.is_empty() => {
@@ -250,16 +257,14 @@ impl JsonRpcService {
                 (Some(error_body(None, &error, env)), Vec::new())
             }
             envelope::Body::Batch(items) => {
-                let answers =
-                    join_all(items.into_iter().map(|message| self.one(version, message, &identity, headers))).await;
-                let answers = answers
-                    .into_iter()
-                    .map(|(out, execution, later)| {
-                        deferred.extend(later);
-                        (out, execution)
-                    })
-                    .collect();
-                join_batch(answers)
+                let answers = self.batch(version, items, &identity, headers).await;
+                let mut parts = Vec::with_capacity(answers.len());
+                // Every call has finished: each slot holds its answer.
+                for (out, execution, later) in answers.into_iter().flatten() {
+                    deferred.extend(later.map(|job| *job));
+                    parts.push((out, execution));
+                }
+                join_batch(parts)
             }
         };
         let mut response = match out {
@@ -320,6 +325,42 @@ impl JsonRpcService {
             }
             Err(why) => tracing::warn!(method = %method, callback = %target, error = %logged(&why), "callback failed"),
         }
+    }
+
+    /// The answers of a batch's messages, in order. The calls run together.
+    /// Up to [`IN_PLACE`] of them are polled where they lie (`join_all`: one
+    /// allocation for all; a wake-up polls each call still running). Of a
+    /// larger batch, each call is started in turn, and those that do not
+    /// finish on their first poll (most do: a cache hit, a method that does
+    /// not wait) run on in a queue that polls only the woken ones.
+    async fn batch(
+        &self,
+        version: u32,
+        items: Vec<Result<Message<'_>, envelope::Invalid<'_>>>,
+        identity: &Option<Arc<Identity>>,
+        headers: &HeaderMap,
+    ) -> Vec<Option<Answer>> {
+        if items.len() <= IN_PLACE {
+            let calls =
+                items.into_iter().map(|message| async { Some(self.one(version, message, identity, headers).await) });
+            return join_all(calls).await;
+        }
+        let mut answers: Vec<Option<Answer>> = Vec::with_capacity(items.len());
+        let mut running = FuturesUnordered::new();
+        for (index, message) in items.into_iter().enumerate() {
+            let mut call = Box::pin(self.one(version, message, identity, headers));
+            match std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
+                Poll::Ready(answer) => answers.push(Some(answer)),
+                Poll::Pending => {
+                    answers.push(None);
+                    running.push(async move { (index, call.await) });
+                }
+            }
+        }
+        while let Some((index, answer)) = running.next().await {
+            answers[index] = Some(answer);
+        }
+        answers
     }
 
     /// Handles one message: the response bytes (none for a notification)
@@ -421,7 +462,7 @@ impl JsonRpcService {
             headers: callback::forwarded(headers),
             _slot: slot,
         };
-        Ok((out, None, Some(deferred)))
+        Ok((out, None, Some(Box::new(deferred))))
     }
 }
 
