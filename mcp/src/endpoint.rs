@@ -320,8 +320,9 @@ impl McpEndpointBuilder {
         Ok(endpoint)
     }
 
-    /// Builds the endpoint; every tool list and the discovery result are
-    /// built and serialised here, in every language.
+    /// Builds the endpoint: the tools, prompts, resources and the discovery
+    /// result of every language; the pages of their lists are serialised on
+    /// their first request.
     pub fn build(self) -> McpEndpoint {
         let translations = self.translations;
         let served = Served::scan(self.executor.registry(), &self.group, self.list_changes.is_some());

@@ -1,6 +1,7 @@
-//! List results serialised ahead of time: every page of `tools/list`,
+//! List results serialised once: every page of `tools/list`,
 //! `resources/list`, `resources/templates/list` and `prompts/list`, per
-//! language and per protocol revision, with opaque cursors.
+//! language and per protocol revision (written on the first request for
+//! them, then served as they are), with opaque cursors.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};

@@ -1,6 +1,6 @@
 //! The tools of one API group: built once per version from the registry,
-//! with every `tools/list` page serialised ahead of time for each protocol
-//! revision, so listing never touches schemas.
+//! with every `tools/list` page serialised once for each language and
+//! protocol revision (on its first request), so listing never touches schemas.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -97,7 +97,8 @@ pub struct GroupTools {
 
 impl GroupTools {
     /// Builds the tools of `group` for every version that has methods in
-    /// it, with every page serialised in every language of `translations`.
+    /// it; each page is serialised in a language of `translations` on its
+    /// first request.
     pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &Arc<ListTexts>) -> GroupTools {
         let mut versions = BTreeMap::new();
         let mut problems = Vec::new();
