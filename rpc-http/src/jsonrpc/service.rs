@@ -70,13 +70,13 @@ pub(super) struct Inner {
     pub(super) callbacks: Callbacks,
 }
 
-/// What one message gives: the response bytes (none for a notification),
-/// the execution (for after-response work), a call to run later.
 /// The most calls of a batch polled in place (beyond it, a wake-up polling
 /// every call still running costs more than a queue of the running ones).
 const IN_PLACE: usize = 30;
 
-/// (Deferred calls are rare and large: boxed, an answer stays small to move.)
+/// What one message gives: the response bytes (none for a notification),
+/// the execution (for after-response work), a call to run later (rare and
+/// large: boxed, so an answer stays small to move).
 type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Box<Deferred>>);
 
 /// A call acknowledged now and run after the response was sent
