@@ -28,6 +28,17 @@ impl<'a, T> MaybeReady<'a, T> {
     pub fn pending(future: impl Future<Output = T> + Send + 'a) -> Self {
         MaybeReady::Pending(Box::pin(future))
     }
+
+    /// `f` of the value: now if it is ready, else when it is.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U + Send + 'a) -> MaybeReady<'a, U>
+    where
+        T: Send + 'a,
+    {
+        match self {
+            MaybeReady::Ready(value) => MaybeReady::Ready(value.map(f)),
+            MaybeReady::Pending(future) => MaybeReady::pending(async move { f(future.await) }),
+        }
+    }
 }
 
 impl<T: Unpin> Future for MaybeReady<'_, T> {

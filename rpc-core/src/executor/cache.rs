@@ -20,9 +20,7 @@ use crate::descriptor::CachePolicy;
 use crate::identity::Identity;
 use crate::logged::logged;
 use crate::registry::Method;
-
-/// The stamp of a method that was never invalidated.
-const FIRST_STAMP: &str = "0";
+use crate::store::{FIRST_STAMP, ResultRead};
 
 /// Where a call's result is cached.
 pub(super) struct CacheSlot {
@@ -58,67 +56,38 @@ impl CacheSlot {
     }
 }
 
-/// `g:<stamp>:<json>` split into the stamp and the JSON.
-fn stamped(text: &str) -> Option<(&str, &str)> {
-    let rest = text.strip_prefix("g:")?;
-    let end = rest.find(':')?;
-    Some((&rest[..end], &rest[end + 1..]))
-}
-
 impl Executor {
     /// The cached result of `slot`, if current (a store failure is a miss).
     /// With `bypass` (`$rpc.ignoreCache`) nothing is read but the stamp.
     pub(super) async fn cache_lookup(&self, slot: &CacheSlot, bypass: bool) -> Lookup {
         let cache = &self.stores.cache;
-        let Some(generation) = &slot.generation else {
-            if bypass {
-                return Lookup::Miss(None);
-            }
-            return match cache.get(&slot.key).await {
-                Ok(Some(text)) => parse(&slot.key, text).map_or(Lookup::Miss(None), Lookup::Hit),
-                Ok(None) => Lookup::Miss(None),
+        if bypass {
+            // Nothing is read but the stamp a fresh result is stored under.
+            let Some(generation) = &slot.generation else { return Lookup::Miss(None) };
+            return match cache.get(generation).await {
+                Ok(stamp) => Lookup::Miss(Some(stamp.unwrap_or_else(|| FIRST_STAMP.to_owned()))),
                 Err(e) => {
                     tracing::warn!(key = %logged(&slot.key), error = %e, "the cache store failed; calling the method");
                     Lookup::Miss(None)
                 }
             };
-        };
-        let read = if bypass {
-            cache.get(generation).await.map(|stamp| (None, stamp))
-        } else {
-            cache.get_with_generation(&slot.key, generation).await
-        };
-        let (value, stamp) = match read {
-            Ok(found) => found,
+        }
+        match cache.get_result(&slot.key, slot.generation.as_deref()).await {
+            Ok(ResultRead::Current(json)) => Lookup::Hit(json),
+            Ok(ResultRead::Missing(stamp)) => Lookup::Miss(stamp),
             Err(e) => {
                 tracing::warn!(key = %logged(&slot.key), error = %e, "the cache store failed; calling the method");
                 // The stamp is unknown: the result is not stored.
-                return Lookup::Miss(None);
-            }
-        };
-        let stamp = stamp.unwrap_or_else(|| FIRST_STAMP.to_owned());
-        if let Some(mut text) = value
-            && let Some((written, json)) = stamped(&text)
-            && written == stamp
-        {
-            // The JSON moved to the front of the same buffer (no second copy).
-            let start = text.len() - json.len();
-            text.drain(..start);
-            if let Some(raw) = parse(&slot.key, text) {
-                return Lookup::Hit(raw);
+                Lookup::Miss(None)
             }
         }
-        Lookup::Miss(Some(stamp))
     }
 
     /// Stores `result` in `slot`, under the stamp the lookup read.
     pub(super) async fn cache_store(&self, slot: &CacheSlot, stamp: Option<&str>, result: &RawValue) {
         let stored = match (&slot.generation, stamp) {
-            (None, _) => self.stores.cache.put(&slot.key, result.get(), slot.ttl).await,
-            (Some(_), Some(stamp)) => {
-                let text = format!("g:{stamp}:{}", result.get());
-                self.stores.cache.put(&slot.key, &text, slot.ttl).await
-            }
+            (None, _) => self.stores.cache.put_result(&slot.key, None, result, slot.ttl).await,
+            (Some(_), Some(stamp)) => self.stores.cache.put_result(&slot.key, Some(stamp), result, slot.ttl).await,
             // The stamp could not be read: a stored result might be stale.
             (Some(_), None) => return,
         };
@@ -139,28 +108,5 @@ impl Executor {
         let generation = keys::generation_key(method, version, params);
         let stamp = super::lock::owner_token();
         self.stores.cache.put(&generation, &stamp, Duration::from_secs(policy.ttl_secs.max(1))).await
-    }
-}
-
-fn parse(key: &str, text: String) -> Option<Box<RawValue>> {
-    match RawValue::from_string(text) {
-        Ok(raw) => Some(raw),
-        Err(e) => {
-            tracing::warn!(key = %logged(key), error = %e, "a cached result is not JSON; calling the method");
-            None
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::stamped;
-
-    #[test]
-    fn stamps_split_from_the_json() {
-        assert_eq!(stamped(r#"g:0:{"a":1}"#), Some(("0", r#"{"a":1}"#)));
-        assert_eq!(stamped(r#"g:ab-1:"x:y""#), Some(("ab-1", r#""x:y""#)));
-        assert_eq!(stamped(r#"{"a":1}"#), None, "an entry without a stamp is never current");
-        assert_eq!(stamped("g:0"), None);
     }
 }

@@ -6,9 +6,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use lru::LruCache;
+use serde_json::value::RawValue;
 
 use crate::clock::{Clock, SystemClock};
 use crate::future::MaybeReady;
+use crate::store::results::{self, FIRST_STAMP, ResultRead, result_text};
 use crate::store::{CacheStore, StoreError};
 
 /// The default bound of a [`MemoryCache`]: 64 MiB of memory.
@@ -20,13 +22,14 @@ const MAX_SHARDS: usize = 16;
 const MIN_SHARD_BYTES: u64 = 1024 * 1024;
 
 /// What an entry costs beyond its key's and value's own allocations: the
-/// LRU node (key and value handles, the expiry, two links: 72 bytes, 80 as
-/// the allocator rounds them), the hash table's share (a bucket of two
-/// pointers and a control byte at a load factor between 7/16 and 7/8, and
-/// twice that while the table grows), and the allocator's fragmentation as
-/// entries of every size come and go. Measured against resident memory by
-/// the cache flood test (`tests/tests/mcp_session_memory.rs`).
-const ENTRY_OVERHEAD: u64 = 208;
+/// LRU node (the key's handle, the value's (text, or a result's stamp and
+/// JSON), the expiry, two links: 88 bytes, 96 as the allocator rounds
+/// them), the hash table's share (a bucket of two pointers and a control
+/// byte at a load factor between 7/16 and 7/8, and twice that while the
+/// table grows), and the allocator's fragmentation as entries of every size
+/// come and go. Measured against resident memory by the cache flood test
+/// (`tests/tests/mcp_session_memory.rs`).
+const ENTRY_OVERHEAD: u64 = 224;
 
 /// The bytes the allocator takes for a block of `len` bytes: glibc's
 /// malloc adds a word of header and rounds to 16 bytes, 32 at least.
@@ -44,8 +47,57 @@ pub(crate) fn entry_cost(key: &str, value: &str) -> u64 {
     ENTRY_OVERHEAD + allocated(key.len()) + allocated(value.len())
 }
 
+/// What a call result put with [`CacheStore::put_result`] costs.
+fn result_cost(key: &str, stamp: Option<&str>, json: &RawValue) -> u64 {
+    ENTRY_OVERHEAD + allocated(key.len()) + allocated(stamp.map_or(0, str::len)) + allocated(json.get().len())
+}
+
+/// What an entry holds.
+enum Stored {
+    /// Text put with [`CacheStore::put`].
+    Text(Box<str>),
+    /// A call result put with [`CacheStore::put_result`]: JSON checked
+    /// when it was put, handed back without reading it again.
+    Result { stamp: Option<Box<str>>, json: Box<RawValue> },
+}
+
+impl Stored {
+    /// The entry's text as it is held (a result's JSON, without its stamp).
+    fn as_str(&self) -> &str {
+        match self {
+            Stored::Text(text) => text,
+            Stored::Result { json, .. } => json.get(),
+        }
+    }
+
+    /// The entry as text (a result as [`result_text`] writes it).
+    fn text(&self) -> String {
+        match self {
+            Stored::Text(text) => text.to_string(),
+            Stored::Result { stamp, json } => result_text(stamp.as_deref(), json),
+        }
+    }
+
+    /// The result, if current under the generation stamp `current` (`None`:
+    /// a method without generations).
+    fn result(&self, key: &str, current: Option<&str>) -> Option<Box<RawValue>> {
+        match (self, current) {
+            (Stored::Result { stamp: None, json }, None) => Some(json.clone()),
+            (Stored::Result { stamp: Some(stamp), json }, Some(current)) if **stamp == *current => Some(json.clone()),
+            (Stored::Result { .. }, _) => None,
+            (Stored::Text(text), current) => {
+                let generation = current.map(|c| Some(c.to_owned()));
+                match results::read_text(key, Some(text.to_string()), generation) {
+                    ResultRead::Current(json) => Some(json),
+                    ResultRead::Missing(_) => None,
+                }
+            }
+        }
+    }
+}
+
 struct Entry {
-    value: Box<str>,
+    value: Stored,
     expires_at: Instant,
     cost: u64,
 }
@@ -95,9 +147,16 @@ impl MemoryCache {
         MemoryCache { shards, shard_bytes, hasher: RandomState::new(), clock }
     }
 
-    fn shard(&self, key: &str) -> MutexGuard<'_, Shard> {
-        let index = (self.hasher.hash_one(key) as usize) % self.shards.len();
+    fn index(&self, key: &str) -> usize {
+        (self.hasher.hash_one(key) as usize) % self.shards.len()
+    }
+
+    fn lock(&self, index: usize) -> MutexGuard<'_, Shard> {
         self.shards[index].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn shard(&self, key: &str) -> MutexGuard<'_, Shard> {
+        self.lock(self.index(key))
     }
 
     fn all(&self) -> impl Iterator<Item = MutexGuard<'_, Shard>> {
@@ -122,18 +181,72 @@ impl MemoryCache {
 
 impl MemoryCache {
     fn lookup(&self, key: &str, now: Instant) -> Option<String> {
-        let mut shard = self.shard(key);
-        match shard.entries.get(key) {
-            Some(entry) if entry.expires_at > now => Some(entry.value.to_string()),
-            Some(_) => {
-                if let Some(gone) = shard.entries.pop(key) {
-                    shard.bytes -= gone.cost;
-                }
-                None
-            }
-            None => None,
-        }
+        with_live(&mut self.shard(key), key, now, Stored::text)
     }
+
+    /// The result under `key`, current under the stamp under `generation`.
+    /// Both shards are held at once (the lower index locked first, the only
+    /// place two are held), so an invalidation cannot come in between.
+    fn current_result(&self, key: &str, generation: &str, now: Instant) -> ResultRead {
+        let (k, g) = (self.index(key), self.index(generation));
+        if k == g {
+            let mut shard = self.lock(k);
+            let stamp = with_live(&mut shard, generation, now, Stored::text).unwrap_or_else(|| FIRST_STAMP.to_owned());
+            return match with_live(&mut shard, key, now, |stored| stored.result(key, Some(&stamp))).flatten() {
+                Some(json) => ResultRead::Current(json),
+                None => ResultRead::Missing(Some(stamp)),
+            };
+        }
+        let (mut first, mut second) = (self.lock(k.min(g)), self.lock(k.max(g)));
+        let (entries, stamps) = if k < g { (&mut *first, &mut *second) } else { (&mut *second, &mut *first) };
+        let mut read = |current: &str| match with_live(entries, key, now, |stored| stored.result(key, Some(current))) {
+            Some(Some(json)) => ResultRead::Current(json),
+            _ => ResultRead::Missing(Some(current.to_owned())),
+        };
+        with_live(stamps, generation, now, |stamp| read(stamp.as_str())).unwrap_or_else(|| read(FIRST_STAMP))
+    }
+
+    /// Stores `value` (costing `cost`) under `key` for `ttl`.
+    fn store(&self, key: &str, value: impl FnOnce() -> Stored, cost: u64, ttl: Duration) -> Result<(), StoreError> {
+        if cost > self.shard_bytes {
+            // Larger than a shard: never cached (and an older value goes).
+            let mut shard = self.shard(key);
+            if let Some(gone) = shard.entries.pop(key) {
+                shard.bytes -= gone.cost;
+            }
+            return Ok(());
+        }
+        let Some(expires_at) = self.clock.now().checked_add(ttl) else {
+            return Err(StoreError::new(format!("a cache TTL of {ttl:?} is out of range")));
+        };
+        let entry = Entry { value: value(), expires_at, cost };
+        let mut shard = self.shard(key);
+        if let Some(old) = shard.entries.put(Box::from(key), entry) {
+            shard.bytes -= old.cost;
+        }
+        shard.bytes += cost;
+        while shard.bytes > self.shard_bytes {
+            match shard.entries.pop_lru() {
+                Some((_, gone)) => shard.bytes -= gone.cost,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `f` of the entry under `key` in `shard`, unless it is absent or expired
+/// (an expired one is dropped).
+fn with_live<R>(shard: &mut Shard, key: &str, now: Instant, f: impl FnOnce(&Stored) -> R) -> Option<R> {
+    match shard.entries.get(key) {
+        Some(entry) if entry.expires_at > now => return Some(f(&entry.value)),
+        Some(_) => {}
+        None => return None,
+    }
+    if let Some(gone) = shard.entries.pop(key) {
+        shard.bytes -= gone.cost;
+    }
+    None
 }
 
 impl CacheStore for MemoryCache {
@@ -151,31 +264,34 @@ impl CacheStore for MemoryCache {
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> MaybeReady<'a, Result<(), StoreError>> {
-        let cost = entry_cost(key, value);
-        if cost > self.shard_bytes {
-            // Larger than a shard: never cached (and an older value goes).
-            let mut shard = self.shard(key);
-            if let Some(gone) = shard.entries.pop(key) {
-                shard.bytes -= gone.cost;
-            }
-            return MaybeReady::ready(Ok(()));
-        }
-        let Some(expires_at) = self.clock.now().checked_add(ttl) else {
-            return MaybeReady::ready(Err(StoreError::new(format!("a cache TTL of {ttl:?} is out of range"))));
+        MaybeReady::ready(self.store(key, || Stored::Text(Box::from(value)), entry_cost(key, value), ttl))
+    }
+
+    fn get_result<'a>(
+        &'a self,
+        key: &'a str,
+        generation: Option<&'a str>,
+    ) -> MaybeReady<'a, Result<ResultRead, StoreError>> {
+        let now = self.clock.now();
+        let read = match generation {
+            Some(generation) => self.current_result(key, generation, now),
+            None => match with_live(&mut self.shard(key), key, now, |stored| stored.result(key, None)) {
+                Some(Some(json)) => ResultRead::Current(json),
+                _ => ResultRead::Missing(None),
+            },
         };
-        let entry = Entry { value: Box::from(value), expires_at, cost };
-        let mut shard = self.shard(key);
-        if let Some(old) = shard.entries.put(Box::from(key), entry) {
-            shard.bytes -= old.cost;
-        }
-        shard.bytes += cost;
-        while shard.bytes > self.shard_bytes {
-            match shard.entries.pop_lru() {
-                Some((_, gone)) => shard.bytes -= gone.cost,
-                None => break,
-            }
-        }
-        MaybeReady::ready(Ok(()))
+        MaybeReady::ready(Ok(read))
+    }
+
+    fn put_result<'a>(
+        &'a self,
+        key: &'a str,
+        stamp: Option<&'a str>,
+        json: &'a RawValue,
+        ttl: Duration,
+    ) -> MaybeReady<'a, Result<(), StoreError>> {
+        let value = || Stored::Result { stamp: stamp.map(Box::from), json: json.to_owned() };
+        MaybeReady::ready(self.store(key, value, result_cost(key, stamp, json), ttl))
     }
 
     fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>> {
@@ -242,6 +358,58 @@ mod tests {
         assert_eq!((cache.len(), cache.bytes()), (1, entry_cost("same", &"y".repeat(500))));
         cache.put("same", &"z".repeat(100_000), Duration::from_secs(60)).await.unwrap();
         assert_eq!((cache.len(), cache.bytes()), (0, 0), "too large to keep: the old value goes too");
+    }
+
+    fn json(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    fn current(read: ResultRead) -> Option<String> {
+        match read {
+            ResultRead::Current(json) => Some(json.get().to_owned()),
+            ResultRead::Missing(_) => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn results_come_back_as_they_were_put() {
+        let clock = Arc::new(ManualClock::new());
+        let cache = MemoryCache::with_clock(1 << 20, clock.clone());
+        let ttl = Duration::from_secs(60);
+        cache.put_result("r", None, &json(r#"{"a":[1,2]}"#), ttl).await.unwrap();
+        assert_eq!(current(cache.get_result("r", None).await.unwrap()).as_deref(), Some(r#"{"a":[1,2]}"#));
+        assert_eq!(cache.get("r").await.unwrap().as_deref(), Some(r#"{"a":[1,2]}"#), "readable as text too");
+        assert_eq!(cache.bytes(), result_cost("r", None, &json(r#"{"a":[1,2]}"#)));
+        // A result with a stamp is current under a generation only.
+        assert!(matches!(cache.get_result("r", Some("gen")).await.unwrap(), ResultRead::Missing(Some(s)) if s == "0"));
+        // Text put by hand is read and checked.
+        cache.put("t", "[1]", ttl).await.unwrap();
+        assert_eq!(current(cache.get_result("t", None).await.unwrap()).as_deref(), Some("[1]"));
+        cache.put("bad", "[1", ttl).await.unwrap();
+        assert!(matches!(cache.get_result("bad", None).await.unwrap(), ResultRead::Missing(None)));
+        clock.advance(ttl);
+        assert!(matches!(cache.get_result("r", None).await.unwrap(), ResultRead::Missing(None)), "expired");
+    }
+
+    #[tokio::test]
+    async fn stamped_results_follow_their_generation_in_any_shard() {
+        // 16 shards: the generation keys fall in the entry's shard and in others.
+        let cache = MemoryCache::new(32 * 1024 * 1024);
+        let ttl = Duration::from_secs(60);
+        for g in 0..64 {
+            let (key, generation) = (format!("entry-{g}"), format!("gen-{g}"));
+            cache.put_result(&key, Some("0"), &json("1"), ttl).await.unwrap();
+            assert_eq!(current(cache.get_result(&key, Some(&generation)).await.unwrap()).as_deref(), Some("1"));
+            cache.put(&generation, "s2", ttl).await.unwrap();
+            let read = cache.get_result(&key, Some(&generation)).await.unwrap();
+            assert!(matches!(read, ResultRead::Missing(Some(s)) if s == "s2"), "stale after an invalidation");
+            cache.put_result(&key, Some("s2"), &json("2"), ttl).await.unwrap();
+            assert_eq!(current(cache.get_result(&key, Some(&generation)).await.unwrap()).as_deref(), Some("2"));
+            assert_eq!(cache.get(&key).await.unwrap().as_deref(), Some("g:s2:2"));
+            // Stamped text put by hand (as a shared store holds it) is read too.
+            cache.put(&key, "g:s2:[3]", ttl).await.unwrap();
+            assert_eq!(current(cache.get_result(&key, Some(&generation)).await.unwrap()).as_deref(), Some("[3]"));
+        }
     }
 
     #[test]

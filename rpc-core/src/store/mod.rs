@@ -8,7 +8,11 @@
 //! stores cost no allocation per call.
 //!
 //! Keys are built by the executor and are opaque to the stores
-//! (`rpc:cache:...`, `rpc:cgen:...`, `rpc:lock:...`); values are text.
+//! (`rpc:cache:...`, `rpc:cgen:...`, `rpc:lock:...`); values are text. Call
+//! results go through [`CacheStore::put_result`] and
+//! [`CacheStore::get_result`], which a network store leaves to their
+//! defaults (the result as text, checked when read back) and the in-process
+//! cache overrides (the checked JSON kept and handed back as it is).
 //!
 //! **When a store fails.** The cache fails open: a read that fails is a
 //! miss (the method runs), a write that fails is skipped. Locks fail
@@ -23,6 +27,7 @@ mod memory_cache;
 mod memory_locks;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod results;
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,6 +35,9 @@ use std::time::Duration;
 
 pub use memory_cache::{DEFAULT_CACHE_BYTES, MemoryCache};
 pub use memory_locks::MemoryLocks;
+pub use results::{FIRST_STAMP, ResultRead, result_text};
+
+use serde_json::value::RawValue;
 
 use crate::future::MaybeReady;
 
@@ -83,6 +91,39 @@ pub trait CacheStore: Send + Sync + 'static {
             let stamp = self.get(generation).await?;
             Ok((value, stamp))
         })
+    }
+
+    /// The call result under `key`, current if it carries the stamp under
+    /// `generation` (for a method some relation invalidates; see
+    /// [`ResultRead`]). The default reads the texts
+    /// ([`get`](Self::get), [`get_with_generation`](Self::get_with_generation))
+    /// and checks the JSON; a store holding what
+    /// [`put_result`](Self::put_result) gave it (in this process) may hand
+    /// the result back as it is.
+    fn get_result<'a>(
+        &'a self,
+        key: &'a str,
+        generation: Option<&'a str>,
+    ) -> MaybeReady<'a, Result<ResultRead, StoreError>> {
+        match generation {
+            None => self.get(key).map(|value| value.map(|value| results::read_text(key, value, None))),
+            Some(generation) => self
+                .get_with_generation(key, generation)
+                .map(|read| read.map(|(value, stamp)| results::read_text(key, value, Some(stamp)))),
+        }
+    }
+
+    /// Stores the call result `json` under `key` for `ttl`, with the
+    /// generation `stamp` it was computed under (if its method has
+    /// generations). The default stores [`result_text`].
+    fn put_result<'a>(
+        &'a self,
+        key: &'a str,
+        stamp: Option<&'a str>,
+        json: &'a RawValue,
+        ttl: Duration,
+    ) -> MaybeReady<'a, Result<(), StoreError>> {
+        MaybeReady::pending(async move { self.put(key, &result_text(stamp, json), ttl).await })
     }
 }
 
