@@ -1,7 +1,7 @@
 //! The in-process result cache: the default, shared by the endpoints of one
 //! process, bounded by what its entries really cost in memory.
 
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -119,7 +119,10 @@ struct Shard {
 pub struct MemoryCache {
     shards: Box<[Mutex<Shard>]>,
     shard_bytes: u64,
-    hasher: RandomState,
+    /// Picks a key's shard: the LRU lists' own hasher (foldhash, seeded at
+    /// random per cache), as cheap as their lookup; a shard chosen by a key
+    /// only decides which lock and list it goes to.
+    hasher: lru::DefaultHasher,
     clock: Arc<dyn Clock>,
 }
 
@@ -144,7 +147,7 @@ impl MemoryCache {
         let shards = usize::try_from(max_bytes / MIN_SHARD_BYTES).unwrap_or(MAX_SHARDS).clamp(1, MAX_SHARDS);
         let shard_bytes = max_bytes / shards as u64;
         let shards = (0..shards).map(|_| Mutex::new(Shard { entries: LruCache::unbounded(), bytes: 0 })).collect();
-        MemoryCache { shards, shard_bytes, hasher: RandomState::new(), clock }
+        MemoryCache { shards, shard_bytes, hasher: lru::DefaultHasher::default(), clock }
     }
 
     fn index(&self, key: &str) -> usize {
