@@ -34,7 +34,7 @@ PEER_TARGET_DIR=${PEER_TARGET_DIR:-/tmp/peer-target}
 RESULTS=${RESULTS:-$bench/results/$(date -u +%Y%m%dT%H%M%SZ)}
 TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 BASE_PORT=${BASE_PORT:-8110}; OURS_PORT=${OURS_PORT:-8111}; RMCP_PORT=${RMCP_PORT:-8112}; CAND_PORT=${CAND_PORT:-8113}
-STATELESS_PORT=${STATELESS_PORT:-8114}
+STATELESS_PORT=${STATELESS_PORT:-8114}; RPC_PORT=${RPC_PORT:-8115}
 CANDIDATE=${CANDIDATE:-}
 CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7}}}'
 ADD='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}'
@@ -42,6 +42,8 @@ ADD='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","argum
 # _meta, the mirrored headers.
 STATELESS_CALL='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}}}}'
 STATELESS_HEADERS='MCP-Protocol-Version: 2026-07-28|Mcp-Method: tools/call|Mcp-Name: Catalog.get'
+# The same method over JSON-RPC at /rpc (no MCP around it).
+RPC_CALL='{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{"id":7}}'
 
 peer=0
 if [ "${NO_PEER:-0}" != 1 ] && [ -f "$PEERS_DIR/Cargo.toml" ]; then peer=1; fi
@@ -112,12 +114,18 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "== round $round/$ROUNDS: baseline, fed the 2026-07-28 request (bare hyper)" >&2
   PORT=$BASE_PORT BODY=$STATELESS_CALL HEADERS=$STATELESS_HEADERS MCP_INIT=0 EXPECT='"resultType":"complete"' \
     "$bench/run_one.sh" baseline-stateless "http://127.0.0.1:$BASE_PORT/mcp" -- "$BASELINE"
+  echo "== round $round/$ROUNDS: baseline, fed the /rpc call (bare hyper)" >&2
+  PORT=$BASE_PORT BODY=$RPC_CALL MCP_INIT=0 EXPECT='"result":{"id":7' \
+    "$bench/run_one.sh" baseline-rpc "http://127.0.0.1:$BASE_PORT/rpc" -- "$BASELINE"
   echo "== round $round/$ROUNDS: ours (catalog --env prod)" >&2
   RUST_LOG=warn BODY=$CALL MCP_INIT=1 EXPECT='"isError":false' \
     "$bench/run_one.sh" ours "http://127.0.0.1:$OURS_PORT/mcp/v1" -- "$CATALOG" --env prod --listen "127.0.0.1:$OURS_PORT"
   echo "== round $round/$ROUNDS: ours, 2026-07-28 stateless (catalog --env prod)" >&2
   RUST_LOG=warn BODY=$STATELESS_CALL HEADERS=$STATELESS_HEADERS MCP_INIT=0 EXPECT='"resultType":"complete"' \
     "$bench/run_one.sh" stateless "http://127.0.0.1:$STATELESS_PORT/mcp/v1" -- "$CATALOG" --env prod --listen "127.0.0.1:$STATELESS_PORT"
+  echo "== round $round/$ROUNDS: ours, /rpc (catalog --env prod)" >&2
+  RUST_LOG=warn BODY=$RPC_CALL MCP_INIT=0 EXPECT='"result":{"id":7' \
+    "$bench/run_one.sh" rpc "http://127.0.0.1:$RPC_PORT/rpc" -- "$CATALOG" --env prod --listen "127.0.0.1:$RPC_PORT"
   if [ -n "$CANDIDATE" ]; then
     echo "== round $round/$ROUNDS: candidate ($CANDIDATE)" >&2
     RUST_LOG=warn BODY=$CALL MCP_INIT=1 EXPECT='"isError":false' \

@@ -17,13 +17,16 @@ import sys
 LABELS = {
     "baseline": "bare hyper 1.x + serde_json (`bench/baseline`)",
     "baseline-stateless": "bare hyper, fed the 2026-07-28 request (same bytes in and out as `stateless`)",
+    "baseline-rpc": "bare hyper, fed the `/rpc` call (same bytes in and out as `rpc`)",
     "ours": "ours: catalog `/mcp/v1`, session, `Catalog.get`",
     "stateless": "ours: catalog `/mcp/v1`, 2026-07-28 stateless, `Catalog.get`",
+    "rpc": "ours: catalog `/rpc`, JSON-RPC `Catalog.get`",
     "candidate": "candidate build of the catalog (`CANDIDATE=`), session",
     "candidate-stateless": "candidate build of the catalog (`CANDIDATE=`), 2026-07-28 stateless",
     "rmcp": "rmcp 3.11 stateless JSON (`add`)",
 }
-ORDER = ["baseline", "baseline-stateless", "ours", "stateless", "candidate", "candidate-stateless", "rmcp"]
+ORDER = ["baseline", "baseline-stateless", "baseline-rpc", "ours", "stateless", "rpc", "candidate", "candidate-stateless",
+         "rmcp"]
 
 
 def load(path):
@@ -107,6 +110,7 @@ def main():
         ("ours", "baseline"),
         ("stateless", "baseline-stateless"),
         ("stateless", "baseline"),
+        ("rpc", "baseline-rpc"),
         ("ours", "rmcp"),
         ("stateless", "rmcp"),
         ("candidate", "baseline"),
@@ -128,11 +132,12 @@ def main():
             r = lambda k: o[k] / b[k] if b[k] else float("nan")
             p(f"| {c} | **{r('rps'):.0%}** | {r('p50'):.2f}× | {r('p99'):.2f}× | {r('cpu_us'):.2f}× | {r('rss_mib'):.2f}× |")
         p()
+    # Issue 19's targets at c=32.
     goals = (
-        ("ours", "baseline", 0.70),
-        ("stateless", "baseline-stateless", 0.75),
-        ("stateless", "baseline", 0.75),
-        ("candidate", "baseline", 0.70),
+        ("ours", "baseline", 0.85),
+        ("stateless", "baseline-stateless", 0.85),
+        ("rpc", "baseline-rpc", 0.90),
+        ("candidate", "baseline", 0.85),
     )
     for mine, floor, goal in goals:
         target = s.get((mine, 32)), s.get((floor, 32))

@@ -14,6 +14,11 @@
 //! identity in `_meta`, so the stateless row is compared with a floor that
 //! reads and writes as many bytes.
 //!
+//! At `/rpc`, a JSON-RPC call of `Catalog.get` itself (`{"jsonrpc":"2.0","id":1,
+//! "method":"Catalog.get","params":{"id":7}}`, as the catalog's `/rpc`
+//! takes it) gets the bytes the catalog's `/rpc` answers: the floor of the
+//! `/rpc` rows.
+//!
 //! `PORT` (default 8110) picks the port; it listens on 127.0.0.1 only.
 
 use std::convert::Infallible;
@@ -52,6 +57,15 @@ struct Call<'a> {
     params: Params<'a>,
 }
 
+#[derive(Deserialize)]
+struct RpcCall<'a> {
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    method: &'a str,
+    params: Arguments,
+}
+
 /// What the catalog adds to a 2026-07-28 result.
 const STATELESS_TAIL: &str = r#","resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"catalog","title":"Product catalog","version":"0.1.0","description":"Search and browse an example product catalog.","websiteUrl":"https://example.com/catalog"}}"#;
 
@@ -66,10 +80,21 @@ async fn handle(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
     if request.method() != hyper::Method::POST {
         return Ok(reply(StatusCode::METHOD_NOT_ALLOWED, Vec::new()));
     }
+    let rpc = request.uri().path() == "/rpc";
     let body = match request.into_body().collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, Vec::new())),
     };
+    if rpc {
+        let call = match serde_json::from_slice::<RpcCall<'_>>(&body) {
+            Ok(call) if call.method == "Catalog.get" => call,
+            _ => return Ok(reply(StatusCode::BAD_REQUEST, Vec::new())),
+        };
+        // Byte for byte what the catalog's /rpc answers for Catalog.get {"id": id}.
+        let id = call.params.id;
+        let out = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"id":{id},"name":"n{id}"}}}}"#, call.id.get());
+        return Ok(reply(StatusCode::OK, out.into_bytes()));
+    }
     let call = match serde_json::from_slice::<Call<'_>>(&body) {
         Ok(call) if call.method == "tools/call" && call.params.name == "Catalog.get" => call,
         _ => return Ok(reply(StatusCode::BAD_REQUEST, Vec::new())),
