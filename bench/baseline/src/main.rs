@@ -33,29 +33,9 @@ use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-#[derive(Deserialize)]
-struct Arguments {
-    id: u64,
-}
+mod wire;
 
-#[derive(Deserialize)]
-struct Params<'a> {
-    #[serde(borrow)]
-    name: &'a str,
-    arguments: Arguments,
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct Call<'a> {
-    #[serde(borrow)]
-    id: &'a RawValue,
-    #[serde(borrow)]
-    method: &'a str,
-    #[serde(borrow)]
-    params: Params<'a>,
-}
+use wire::{Arguments, Call};
 
 #[derive(Deserialize)]
 struct RpcCall<'a> {

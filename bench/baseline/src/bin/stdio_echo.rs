@@ -9,30 +9,12 @@
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
+// The 2026-07-28 `_meta` the HTTP floor reads is not read over stdio.
+#[allow(dead_code)]
+#[path = "../wire.rs"]
+mod wire;
 
-#[derive(Deserialize)]
-struct Arguments {
-    id: u64,
-}
-
-#[derive(Deserialize)]
-struct Params<'a> {
-    #[serde(borrow)]
-    name: &'a str,
-    arguments: Arguments,
-}
-
-#[derive(Deserialize)]
-struct Call<'a> {
-    #[serde(borrow)]
-    id: &'a RawValue,
-    #[serde(borrow)]
-    method: &'a str,
-    #[serde(borrow)]
-    params: Params<'a>,
-}
+use wire::Call;
 
 fn main() -> std::io::Result<()> {
     let mut input = BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
