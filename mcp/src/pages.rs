@@ -186,6 +186,29 @@ mod tests {
     }
 
     #[test]
+    fn pages_are_written_on_their_first_request_only() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let written = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&written);
+        let texts = Arc::new(ListTexts::default());
+        let mut config = McpConfig::new(crate::server_info::ServerInfo::new("t", "1"));
+        config.page_size = 2;
+        let pages = Pages::build("tools", &texts, &config, move |_, _, version| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            (0..3).map(|i| json!({"n": i, "v": version.as_str()})).collect()
+        });
+        assert_eq!(written.load(Ordering::Relaxed), 0, "nothing is written at start-up");
+        let first = pages.get(Language::DEFAULT, ProtocolVersion::V2025_11_25, None).unwrap().clone();
+        let cursor = serde_json::from_slice::<Value>(&first).unwrap()["nextCursor"].as_str().unwrap().to_owned();
+        assert!(pages.get(Language::DEFAULT, ProtocolVersion::V2025_11_25, Some(&cursor)).is_some());
+        assert!(pages.get(Language::DEFAULT, ProtocolVersion::V2025_11_25, Some("nope")).is_none());
+        assert_eq!(written.load(Ordering::Relaxed), 1, "one revision written once, all its pages");
+        pages.get(Language::DEFAULT, ProtocolVersion::V2024_11_05, None).unwrap();
+        assert_eq!(written.load(Ordering::Relaxed), 2);
+        assert!(format!("{pages:?}").contains("built: 2"));
+    }
+
+    #[test]
     fn pages_are_the_bytes_of_their_objects() {
         let mut extra = Map::new();
         extra.insert("ttlMs".into(), json!(5));

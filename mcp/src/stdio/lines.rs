@@ -133,6 +133,59 @@ mod tests {
         assert_eq!(seen, ["{\"a\":1}", "", "<too long>", "short", "last"]);
     }
 
+    /// A writer that counts the writes it is handed.
+    #[derive(Default)]
+    struct Counting {
+        bytes: Vec<u8>,
+        writes: usize,
+    }
+
+    impl AsyncWrite for Counting {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<io::Result<usize>> {
+            self.writes += 1;
+            self.bytes.extend_from_slice(buf);
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn waiting_lines_go_out_in_one_write() {
+        // A process's stdout costs a hand-over to a blocking thread per write.
+        let (queue, received) = mpsc::channel(256);
+        let mut done = Vec::new();
+        for i in 0..200 {
+            let (written, wait) = oneshot::channel();
+            let line = format!("{{\"id\":{i}}}").into_bytes();
+            assert!(queue.try_send(Out { line, written }).is_ok());
+            done.push(wait);
+        }
+        drop(queue);
+        let mut output = Counting::default();
+        write_lines(&mut output, received).await.unwrap();
+        let expected: String = (0..200).map(|i| format!("{{\"id\":{i}}}\n")).collect();
+        assert_eq!(String::from_utf8(output.bytes).unwrap(), expected);
+        assert_eq!(output.writes, 1, "200 lines waiting, one write");
+        for wait in done {
+            assert!(wait.await.is_ok(), "every sender hears its line went out");
+        }
+    }
+
     #[tokio::test]
     async fn ten_megabytes_without_a_line_end_are_skipped_not_held() {
         let input = vec![b'x'; 10 << 20];
