@@ -192,10 +192,12 @@ impl Stdio {
             };
             let Ok(permit) = permit else { break Ok(()) };
             let shared = Arc::clone(&shared);
-            tasks.spawn(async move {
+            // Boxed: the task then holds a pointer, not the whole exchange,
+            // which tokio would move at every stage of the task.
+            tasks.spawn(Box::pin(async move {
                 let _permit = permit;
                 shared.exchange(&bytes).await;
-            });
+            }));
         };
         match tokio::time::timeout(self.grace, drain(&mut tasks)).await {
             Ok(()) => {}
@@ -212,8 +214,14 @@ impl Stdio {
     }
 }
 
-/// Whether a line is `notifications/cancelled` (read without building it).
+/// Whether a line is `notifications/cancelled` (read without building it;
+/// a line that does not hold the method's name is not read at all: one
+/// written with escapes inside the name is handled in turn, as any other
+/// notification).
 fn is_cancellation(bytes: &[u8]) -> bool {
+    if memchr::memmem::find(bytes, b"notifications/cancelled").is_none() {
+        return false;
+    }
     #[derive(Deserialize)]
     struct Probe<'a> {
         #[serde(borrow, default)]
@@ -345,5 +353,10 @@ mod tests {
         assert!(!is_cancellation(br#"{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled"}"#));
         assert!(!is_cancellation(br#"{"jsonrpc":"2.0","method":"tools/call"}"#));
         assert!(!is_cancellation(b"not json"));
+        // The name inside a call's arguments is not the method.
+        assert!(!is_cancellation(
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"q":"notifications/cancelled"}}}"#
+        ));
+        assert!(is_cancellation(br#"{"params":{"requestId":"a"},"method":"notifications/cancelled","jsonrpc":"2.0"}"#));
     }
 }
