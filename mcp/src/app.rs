@@ -256,14 +256,18 @@ impl App {
         let mcp = self.mcp_endpoint(executor.clone(), security.clone())?;
         // The settings' hosts and CORS origins, as the MCP endpoint applied them.
         let security = mcp.security().clone();
-        let mut rpc = JsonRpcService::builder(executor).security(security).translations(self.translations.clone());
+        let mut rpc =
+            JsonRpcService::builder(executor).security(security.clone()).translations(self.translations.clone());
         if self.package.is_known() {
             rpc = rpc.info(ApiInfo::new(self.package.name, self.package.version));
         }
         for customize in self.rpc.drain(..) {
             rpc = customize(rpc);
         }
-        Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp))
+        let router = Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp);
+        #[cfg(feature = "oauth")]
+        let router = router.oauth_metadata(&security);
+        Ok(router)
     }
 
     /// [`router_for`](Self::router_for) loopback host names.

@@ -40,6 +40,7 @@ mod pipeline_special;
 mod registration;
 mod security_access;
 mod security_limits;
+mod security_oauth;
 mod security_rebinding;
 mod server_limits;
 mod stores;

@@ -162,8 +162,9 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
     if let Some(base) = public_url.clone() {
         rpc = rpc.public_url(base);
     }
-    let mcp = mcp_endpoint(executor, security, shared, translations, public_url, settings.as_ref())?;
-    Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp))
+    let mcp = mcp_endpoint(executor, security.clone(), shared, translations, public_url, settings.as_ref())?;
+    // With OAuth (--oauth-issuer), the protected-resource metadata clients start from.
+    Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp).oauth_metadata(&security))
 }
 
 /// The MCP endpoint of the `mcp` group: the catalog's identity and registry

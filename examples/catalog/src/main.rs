@@ -47,7 +47,7 @@ struct Options {
     /// newline-delimited JSON-RPC, logs on stderr, exit at the end of stdin.
     /// For clients that start the server as a command; no HTTP listener, no
     /// token check (the client started the process)
-    #[arg(long, conflicts_with_all = ["listen", "public_url", "token_file", "protect_docs", "allow_hosts", "cors_origins"])]
+    #[arg(long, conflicts_with_all = ["listen", "public_url", "token_file", "protect_docs", "allow_hosts", "cors_origins", "oauth_issuer"])]
     stdio: bool,
     /// The API version served over stdio (what /mcp/vN serves over HTTP)
     #[arg(long, value_name = "N", default_value_t = 1, requires = "stdio",

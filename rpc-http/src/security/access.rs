@@ -51,6 +51,9 @@ pub enum Access {
     Unauthorized(Cow<'static, str>),
     /// 403: the credentials are not good for this request.
     Forbidden(Cow<'static, str>),
+    /// Refused with a status and a `WWW-Authenticate` challenge telling the
+    /// client how to authenticate (an OAuth bearer challenge).
+    Challenge(super::Challenge),
 }
 
 impl Access {

@@ -15,8 +15,11 @@
 //! an application (`.security(security.clone())` on each builder).
 
 mod access;
+mod challenge;
 mod cors;
 pub(crate) mod hosts;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod token;
 
 use std::future::Future;
@@ -27,6 +30,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use serde_json::json;
 
 pub use access::{Access, AccessPolicy, AccessRequest, AvailabilityChecker, Identity, Resource};
+pub use challenge::{BearerError, Challenge, bearer_challenge};
 pub use cors::{Cors, InvalidOrigin, serve_with as serve_with_cors};
 pub use hosts::{HostPolicy, HostRefusal, effective_authority, effective_host};
 pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
@@ -68,6 +72,8 @@ struct Inner {
     access: Option<Arc<dyn AccessPolicy>>,
     availability: Option<Arc<dyn AvailabilityChecker>>,
     cors: Option<(Cors, tower_http::cors::CorsLayer)>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<oauth::OAuthPolicy>,
 }
 
 impl std::fmt::Debug for Security {
@@ -89,19 +95,25 @@ pub enum Refusal {
     Unauthorized(String),
     /// 403: wrong credentials.
     Forbidden(String),
+    /// A status with a `WWW-Authenticate` challenge (an OAuth bearer
+    /// challenge: 401, 403 `insufficient_scope`, 400).
+    Challenge(Challenge),
 }
 
 impl Refusal {
     /// The response: 401 (with `WWW-Authenticate: Bearer`) or 403, body
     /// `{"error": "..."}`.
     pub fn into_response(self) -> http::Response<ResponseBody> {
-        let (status, message) = match self {
-            Refusal::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m),
-            Refusal::Forbidden(m) => (StatusCode::FORBIDDEN, m),
+        let (status, message, challenge) = match self {
+            Refusal::Unauthorized(m) => {
+                (StatusCode::UNAUTHORIZED, m.into(), Some(HeaderValue::from_static("Bearer realm=\"api\"")))
+            }
+            Refusal::Forbidden(m) => (StatusCode::FORBIDDEN, m.into(), None),
+            Refusal::Challenge(c) => (c.status, c.message, Some(c.www_authenticate)),
         };
         let mut response = json_response(status, json!({ "error": message }).to_string());
-        if status == StatusCode::UNAUTHORIZED {
-            response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"api\""));
+        if let Some(challenge) = challenge {
+            response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
         }
         response
     }
@@ -126,12 +138,36 @@ impl Security {
     /// Decides per request who may proceed (replaces any earlier policy).
     pub fn access(self, policy: impl AccessPolicy) -> Self {
         let policy: Arc<dyn AccessPolicy> = Arc::new(policy);
-        self.edit(|i| i.access = Some(policy))
+        self.edit(|i| {
+            i.access = Some(policy);
+            #[cfg(feature = "oauth")]
+            {
+                i.oauth = None;
+            }
+        })
     }
 
     /// Static tokens: shorthand for [`access`](Self::access) with a [`TokenPolicy`].
     pub fn tokens(self, tokens: TokenPolicy) -> Self {
         self.access(tokens)
+    }
+
+    /// OAuth access tokens of one authorization server (replaces any
+    /// earlier policy); serve [`oauth_policy`](Self::oauth_policy)'s
+    /// metadata beside the endpoints (`Router::oauth_metadata`).
+    #[cfg(feature = "oauth")]
+    pub fn oauth(self, policy: oauth::OAuthPolicy) -> Self {
+        let access: Arc<dyn AccessPolicy> = Arc::new(policy.clone());
+        self.edit(|i| {
+            i.access = Some(access);
+            i.oauth = Some(policy);
+        })
+    }
+
+    /// The OAuth policy, when [`oauth`](Self::oauth) set one.
+    #[cfg(feature = "oauth")]
+    pub fn oauth_policy(&self) -> Option<&oauth::OAuthPolicy> {
+        self.inner.oauth.as_ref()
     }
 
     /// Switches groups and versions on and off at run time (404 when off).
@@ -237,6 +273,7 @@ impl Security {
             Access::Allow(identity) => Ok(identity.map(Arc::new)),
             Access::Unauthorized(message) => Err(Refusal::Unauthorized(message.into_owned())),
             Access::Forbidden(message) => Err(Refusal::Forbidden(message.into_owned())),
+            Access::Challenge(challenge) => Err(Refusal::Challenge(challenge)),
         }
     }
 }

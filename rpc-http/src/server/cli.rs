@@ -1,7 +1,8 @@
 //! The command line and `main` of a server binary (feature `cli`): the
 //! options every server takes (`--listen`, `--env`, and the security
 //! options: `--token`, `--token-file`, `--token-header`, `--protect-docs`,
-//! `--allow-host`, `--cors-origin`), the application's own options
+//! `--allow-host`, `--cors-origin`, and with feature `oauth` `--oauth-issuer`,
+//! `--oauth-audience`, `--oauth-scope`, ...), the application's own options
 //! flattened in, logging to stderr (`RUST_LOG`, default `info`), a Tokio
 //! runtime, and [`run`](super::run).
 //!
@@ -100,6 +101,64 @@ pub struct SecurityOptions {
     /// `*` for any page).
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     pub cors_origins: Vec<String>,
+    /// OAuth access tokens.
+    #[cfg(feature = "oauth")]
+    #[command(flatten)]
+    pub oauth: OAuthOptions,
+}
+
+/// The OAuth options of a server binary (feature `oauth`): API requests
+/// then need a JWT access token of the issuer, for the audience.
+#[cfg(feature = "oauth")]
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "OAuth")]
+pub struct OAuthOptions {
+    /// Accept access tokens of this authorization server (its issuer
+    /// identifier, `https://auth.example.com`; `http://` on loopback only);
+    /// its metadata and keys are read at start-up
+    #[arg(long, value_name = "URL", env = "RPC_OAUTH_ISSUER", requires = "oauth_audience",
+          conflicts_with_all = ["tokens", "token_file"])]
+    pub oauth_issuer: Option<String>,
+    /// This server's resource identifier: the `aud` tokens must carry, and
+    /// the `resource` of its protected-resource metadata (`https://api.example.com`)
+    #[arg(long, value_name = "URL", env = "RPC_OAUTH_AUDIENCE", requires = "oauth_issuer")]
+    pub oauth_audience: Option<String>,
+    /// A scope every API request's token must grant (repeatable; 403
+    /// `insufficient_scope` without it)
+    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
+    pub oauth_scopes: Vec<String>,
+    /// Read the issuer's keys here instead of its metadata's `jwks_uri`
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub oauth_jwks_uri: Option<String>,
+    /// A signature algorithm tokens may use (repeatable) [default: RS256]
+    #[arg(long = "oauth-algorithm", value_name = "ALG", requires = "oauth_issuer")]
+    pub oauth_algorithms: Vec<String>,
+}
+
+#[cfg(feature = "oauth")]
+impl OAuthOptions {
+    /// The OAuth policy these options describe (reads the authorization
+    /// server), `None` without `--oauth-issuer`.
+    pub async fn build(&self, protect_docs: bool) -> Result<Option<crate::security::oauth::OAuthPolicy>, String> {
+        use crate::security::oauth::OAuthSettings;
+        let (Some(issuer), Some(audience)) = (&self.oauth_issuer, &self.oauth_audience) else {
+            return Ok(None);
+        };
+        let mut settings =
+            OAuthSettings::new(issuer, audience).map_err(|e| format!("--oauth-issuer/--oauth-audience: {e}"))?;
+        for scope in &self.oauth_scopes {
+            settings = settings.require_scope(scope).map_err(|e| format!("--oauth-scope: {e}"))?;
+        }
+        for algorithm in &self.oauth_algorithms {
+            settings = settings.algorithm(algorithm).map_err(|e| format!("--oauth-algorithm: {e}"))?;
+        }
+        if let Some(url) = &self.oauth_jwks_uri {
+            settings = settings.jwks_uri(url).map_err(|e| format!("--oauth-jwks-uri: {e}"))?;
+        }
+        let policy =
+            settings.protect_docs(protect_docs).discover().await.map_err(|e| format!("--oauth-issuer: {e}"))?;
+        Ok(Some(policy))
+    }
 }
 
 /// The connection limits every server binary takes (defaults: [`ServerLimits::default`]).
@@ -154,9 +213,19 @@ impl LimitOptions {
 }
 
 impl SecurityOptions {
+    /// Whether API requests need a credential (a token, or OAuth).
+    pub fn is_protected(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.oauth.oauth_issuer.is_some() {
+            return true;
+        }
+        !self.tokens.is_empty() || self.token_file.is_some()
+    }
+
     /// The [`Security`] these options describe, on top of `hosts` (the
-    /// names the listening address implies).
-    pub fn build(&self, hosts: HostPolicy) -> Result<Security, String> {
+    /// names the listening address implies); with OAuth, the authorization
+    /// server is read first.
+    pub async fn build(&self, hosts: HostPolicy) -> Result<Security, String> {
         let hosts = if self.allow_hosts.iter().any(|h| h == "*") {
             HostPolicy::any()
         } else {
@@ -181,8 +250,12 @@ impl SecurityOptions {
                 return Err("no client token given (--token, RPC_TOKENS or --token-file)".to_owned());
             }
             security = security.tokens(tokens);
-        } else if self.protect_docs {
+        } else if self.protect_docs && !self.is_protected() {
             return Err("--protect-docs needs client tokens (--token, RPC_TOKENS or --token-file)".to_owned());
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(policy) = self.oauth.build(self.protect_docs).await? {
+            security = security.oauth(policy);
         }
         if !self.cors_origins.is_empty() {
             security = security.cors(Cors::origins(&self.cors_origins).map_err(|e| format!("--cors-origin: {e}"))?);
@@ -256,12 +329,11 @@ pub fn main_parsed<A: Args, E: std::fmt::Display>(
             return ExitCode::FAILURE;
         }
     };
-    let protected = !cli.security.tokens.is_empty() || cli.security.token_file.is_some();
-    if !listen.ip().is_loopback() && !protected {
+    if !listen.ip().is_loopback() && !cli.security.is_protected() {
         tracing::warn!(%listen, "not on loopback and no --token: anyone who reaches this port can call every method");
     }
     let limits = cli.limits.build();
-    runtime.block_on(super::run(listen, limits, async |hosts| match cli.security.build(hosts) {
+    runtime.block_on(super::run(listen, limits, async |hosts| match cli.security.build(hosts).await {
         Ok(security) => app(&cli, security).await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
     }))

@@ -79,6 +79,18 @@ impl Router {
         self
     }
 
+    /// Serves the OAuth protected-resource metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource` when `security` accepts
+    /// OAuth tokens ([`Security::oauth`](crate::Security::oauth)); else
+    /// leaves the router as it is.
+    #[cfg(feature = "oauth")]
+    pub fn oauth_metadata(self, security: &crate::Security) -> Self {
+        match security.oauth_policy() {
+            Some(policy) => self.nest(crate::security::oauth::METADATA_PATH, policy.metadata_service()),
+            None => self,
+        }
+    }
+
     fn route(&self, path: &str) -> Option<(&str, &Route)> {
         self.routes.iter().find_map(|(prefix, route)| {
             let rest = path.strip_prefix(prefix.as_str())?;
