@@ -341,8 +341,18 @@ async fn tokens_of_the_issuer_for_this_resource_and_nothing_else() {
     static_token.insert("ufo-rpc-token", HeaderValue::from_str(&token).unwrap());
     assert_eq!(post(&rpc, CALL, static_token).await.0, 401);
 
-    // Documents stay public (OpenRPC), the API does not.
+    // Documents stay public (OpenRPC), the API does not; those telling
+    // clients how to connect name no header but the metadata (clients find
+    // the authorization server from there).
     assert_eq!(reqwest::get(server.url("/rpc")).await.unwrap().status(), 200);
+    let listing: Value = reqwest::get(server.url("/mcp/v1/server.json")).await.unwrap().json().await.unwrap();
+    assert!(listing["remotes"][0].get("headers").is_none(), "{listing}");
+    assert_eq!(
+        listing["_meta"]["io.modelcontextprotocol.registry/publisher-provided"]["authorization"]["protectedResourceMetadata"],
+        "http://127.0.0.1:1/.well-known/oauth-protected-resource"
+    );
+    let manifest = reqwest::get(server.url("/mcp/v1/manifests/claude-code")).await.unwrap().text().await.unwrap();
+    assert!(manifest.contains("/mcp/v1") && !manifest.contains("headers") && !manifest.contains("TOKEN"), "{manifest}");
 }
 
 #[tokio::test]

@@ -202,14 +202,21 @@ impl RegistryListing {
     }
 }
 
+/// The `_meta` key of what the publisher says beside the registry's fields.
+const PUBLISHER_META: &str = "io.modelcontextprotocol.registry/publisher-provided";
+
 /// `server.json` for API `version` of an endpoint at `url`, whose API asks
-/// for a credential in `credential_header` (if any).
+/// for a credential in `credential_header` (if any), or takes OAuth access
+/// tokens described by the protected-resource metadata at `oauth_metadata`
+/// (then no header is listed: clients find the authorization server from
+/// the endpoint's 401, and the publisher's `_meta` says so).
 pub fn server_json(
     listing: &RegistryListing,
     info: &ServerInfo,
     version: u32,
     url: &str,
     credential_header: Option<&str>,
+    oauth_metadata: Option<&str>,
 ) -> Value {
     let mut doc = Map::new();
     doc.insert("$schema".into(), json!(SERVER_JSON_SCHEMA));
@@ -267,6 +274,16 @@ pub fn server_json(
         );
     }
     doc.insert("remotes".into(), json!([Value::Object(remote)]));
+    if let Some(metadata) = oauth_metadata {
+        doc.insert(
+            "_meta".into(),
+            json!({ PUBLISHER_META: { "authorization": {
+                "type": "oauth2",
+                "specification": "MCP authorization (OAuth 2.1; RFC 9728 protected-resource metadata)",
+                "protectedResourceMetadata": metadata
+            }}}),
+        );
+    }
     Value::Object(doc)
 }
 
@@ -327,7 +344,7 @@ mod tests {
             .description("A catalog")
             .icon(Icon::new("https://example.com/i.png").mime_type("image/png").size("48x48").size("huge"))
             .icon(Icon::new("data:image/png;base64,AAAA"));
-        let doc = server_json(&listing, &info, 2, "https://api.example.com/mcp/v2", Some("Ufo-RPC-Token"));
+        let doc = server_json(&listing, &info, 2, "https://api.example.com/mcp/v2", Some("Ufo-RPC-Token"), None);
         assert_eq!(doc["name"], "com.example/catalog-v2");
         assert_eq!(doc["version"], "1.2.3");
         assert_eq!(
@@ -337,8 +354,17 @@ mod tests {
         assert_eq!(doc["remotes"][0]["url"], "https://api.example.com/mcp/v2");
         assert_eq!(doc["remotes"][0]["headers"][0]["name"], "Ufo-RPC-Token");
         assert_eq!(doc["remotes"][0]["headers"][0]["isSecret"], true);
-        let open = server_json(&listing, &info, 1, "https://api.example.com/mcp/v1", None);
+        assert!(doc.get("_meta").is_none());
+        let open = server_json(&listing, &info, 1, "https://api.example.com/mcp/v1", None, None);
         assert_eq!(open["name"], "com.example/catalog");
         assert!(open["remotes"][0].get("headers").is_none());
+        let metadata = "https://api.example.com/.well-known/oauth-protected-resource";
+        let oauth = server_json(&listing, &info, 1, "https://api.example.com/mcp/v1", None, Some(metadata));
+        assert!(oauth["remotes"][0].get("headers").is_none(), "OAuth clients need no header");
+        let authorization = &oauth["_meta"][PUBLISHER_META]["authorization"];
+        assert_eq!(
+            (&authorization["type"], &authorization["protectedResourceMetadata"]),
+            (&json!("oauth2"), &json!(metadata))
+        );
     }
 }

@@ -100,7 +100,14 @@ where
                             .to_owned(),
                     )),
                     Some(listing) => match listing.check(info) {
-                        Ok(()) => Ok(server_json::server_json(listing, info, version, url, credential_header)),
+                        Ok(()) => Ok(server_json::server_json(
+                            listing,
+                            info,
+                            version,
+                            url,
+                            credential_header,
+                            security.oauth_resource_metadata(),
+                        )),
                         Err(why) => {
                             tracing::error!(%why, "server.json cannot be published");
                             Err((StatusCode::INTERNAL_SERVER_ERROR, why.to_string()))

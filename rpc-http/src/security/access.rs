@@ -86,6 +86,14 @@ pub trait AccessPolicy: Send + Sync + 'static {
     fn credential_header(&self) -> Option<&str> {
         None
     }
+
+    /// The address of the OAuth protected-resource metadata (RFC 9728),
+    /// when the policy takes OAuth access tokens: documents telling clients
+    /// how to connect name it instead of a header (clients that speak MCP
+    /// authorization find the authorization server from there).
+    fn oauth_resource_metadata(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Decides whether a group and version is served at all; `false` makes

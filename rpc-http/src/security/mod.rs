@@ -215,6 +215,12 @@ impl Security {
         self.inner.access.as_deref().and_then(|policy| policy.credential_header())
     }
 
+    /// The OAuth protected-resource metadata's address, if the access
+    /// policy takes OAuth tokens (see [`AccessPolicy::oauth_resource_metadata`]).
+    pub fn oauth_resource_metadata(&self) -> Option<&str> {
+        self.inner.access.as_deref().and_then(|policy| policy.oauth_resource_metadata())
+    }
+
     /// Steps 3 and 4 around an endpoint's handler: a CORS preflight is
     /// answered (by the CORS layer, or with `204` and `Allow` when CORS is
     /// off) without asking the access policy; any other request runs

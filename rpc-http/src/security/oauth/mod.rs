@@ -414,7 +414,7 @@ impl AccessPolicy for OAuthPolicy {
         }
     }
 
-    fn credential_header(&self) -> Option<&str> {
-        Some("Authorization")
+    fn oauth_resource_metadata(&self) -> Option<&str> {
+        Some(&self.inner.metadata_url)
     }
 }
