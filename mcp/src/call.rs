@@ -179,7 +179,7 @@ pub async fn call_tool(
     let execution = executor.execute(call).await;
     let result = match (&execution.result, execution.stage) {
         (Ok(value), _) => Ok(success(tool, value, target)),
-        (Err(e), Stage::Lookup) => Err(ProtocolError::from_rpc(e, env)),
+        (Err(e), Stage::Lookup | Stage::Access) => Err(ProtocolError::from_rpc(e, env)),
         (Err(e), Stage::Validation) => match target.invalid_arguments {
             InvalidArguments::ProtocolError => Err(ProtocolError::from_rpc(e, env)),
             InvalidArguments::ToolError => Ok(tool_error(e, env, target)),

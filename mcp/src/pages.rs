@@ -44,6 +44,8 @@ pub struct Pages {
     languages: Vec<Language>,
     built: Vec<[OnceLock<Vec<Bytes>>; 5]>,
     items: Items,
+    /// The list depends on who asks: 2026-07-28 pages say `cacheScope: private`.
+    private: bool,
 }
 
 impl fmt::Debug for Pages {
@@ -63,6 +65,7 @@ impl Default for Pages {
             languages: Vec::new(),
             built: Vec::new(),
             items: Box::new(|_, _, _| Vec::new()),
+            private: false,
         }
     }
 }
@@ -85,7 +88,15 @@ impl Pages {
             built: languages.iter().map(|_| Default::default()).collect(),
             languages,
             items: Box::new(items),
+            private: false,
         }
+    }
+
+    /// The pages of a list that depends on who asks (2026-07-28
+    /// `cacheScope: private`, whatever the endpoint's default).
+    pub fn private(mut self) -> Pages {
+        self.private = true;
+        self
     }
 
     /// The page for `cursor` (`None`: the first), or `None` for an invalid cursor.
@@ -95,6 +106,12 @@ impl Pages {
         let pages = self.built.get(slot)?[version.index()].get_or_init(|| {
             let texts = &*self.texts;
             let extra = version.is_stateless().then(|| texts.stateless_fields.get(language.index())).flatten();
+            let private = self.private.then(|| {
+                let mut fields = extra.cloned().unwrap_or_default();
+                fields.insert("cacheScope".into(), Value::from(crate::config::CacheScope::Private.as_str()));
+                fields
+            });
+            let extra = if version.is_stateless() { private.as_ref().or(extra) } else { None };
             paginate(self.key, (self.items)(texts, language, version), self.page_size, extra)
         });
         let index = match cursor {

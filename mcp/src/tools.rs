@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rpc::i18n::{Field, Language};
-use rpc::{Method, Registry, is_valid_tool_name};
+use rpc::{Identity, Method, Registry, is_valid_tool_name};
 use serde_json::{Map, Value, json};
 
 use crate::config::McpConfig;
 pub use crate::pages::ListTexts;
 use crate::pages::Pages;
 use crate::protocol::ProtocolVersion;
+use crate::visibility::Visibility;
 
 /// A parameter mirrored into an `Mcp-Param-{header}` HTTP header (SEP-2243).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,8 +52,10 @@ impl Tool {
 pub struct ToolSet {
     endpoint: String,
     tools: HashMap<&'static str, Tool>,
-    /// Serialised `ListToolsResult` pages.
+    /// Serialised `ListToolsResult` pages, of every tool.
     pages: Pages,
+    /// Which tools a caller limited to scopes sees, when a tool needs one.
+    visibility: Option<Visibility>,
 }
 
 impl ToolSet {
@@ -81,10 +84,25 @@ impl ToolSet {
         self.tools.is_empty()
     }
 
-    /// The serialised `tools/list` result in `language` for `cursor`, or
-    /// `None` for an invalid cursor.
-    pub fn page(&self, language: Language, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        self.pages.get(language, version, cursor)
+    /// The serialised `tools/list` result `identity` sees (the tools its
+    /// scopes allow; every tool for a caller not limited to scopes) in
+    /// `language` for `cursor`, or `None` for an invalid cursor.
+    pub fn page(
+        &self,
+        identity: Option<&Identity>,
+        language: Language,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<Bytes> {
+        match self.visibility.as_ref().zip(identity).and_then(|(v, identity)| v.pages_for(identity)) {
+            Some(pages) => pages.get(language, version, cursor).cloned(),
+            None => self.pages.get(language, version, cursor).cloned(),
+        }
+    }
+
+    /// Whether what a caller sees depends on its scopes (a tool needs one).
+    pub fn is_scoped(&self) -> bool {
+        self.visibility.is_some()
     }
 }
 
@@ -153,20 +171,39 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, tex
             takes_context: m.descriptor().params.iter().any(|p| !p.is_param),
         })
         .collect();
-    let (listed, list_config) = (tools.clone(), config.clone());
-    let pages = Pages::build("tools", texts, config, move |texts, language, version| {
-        listed
-            .iter()
-            .map(|t| {
-                let name = t.method.name();
-                let text = |field| texts.translations.text(Some(&texts.group), language, name, field);
-                let description = text(Field::Description).map(str::to_owned).or_else(|| t.method.full_description());
-                tool_json(t, version, &list_config, text(Field::Title), description.as_deref())
+    let listed: Arc<[Tool]> = tools.iter().cloned().collect();
+    let needs: Vec<&'static [&'static str]> = listed.iter().map(|t| t.method.descriptor().scopes).collect();
+    let writer = {
+        let (listed, texts, config) = (Arc::clone(&listed), Arc::clone(texts), config.clone());
+        move |seen: Option<Arc<[bool]>>| {
+            let (listed, list_config) = (Arc::clone(&listed), config.clone());
+            Pages::build("tools", &texts, &config, move |texts, language, version| {
+                listed
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| seen.as_ref().is_none_or(|seen| seen.get(*i).copied().unwrap_or(false)))
+                    .map(|(_, t)| list_item(t, texts, language, version, &list_config))
+                    .collect()
             })
-            .collect()
-    });
+        }
+    };
+    let writer = Arc::new(writer);
+    let per_grant = Arc::clone(&writer);
+    let visibility = Visibility::new(&needs, move |seen| per_grant(Some(seen)).private());
+    let pages = match visibility {
+        Some(_) => writer(None).private(),
+        None => writer(None),
+    };
     let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
-    ToolSet { endpoint, tools, pages }
+    ToolSet { endpoint, tools, pages, visibility }
+}
+
+/// One tool of a `tools/list` page, with its translated title and description.
+fn list_item(t: &Tool, texts: &ListTexts, language: Language, version: ProtocolVersion, config: &McpConfig) -> Value {
+    let name = t.method.name();
+    let text = |field| texts.translations.text(Some(&texts.group), language, name, field);
+    let description = text(Field::Description).map(str::to_owned).or_else(|| t.method.full_description());
+    tool_json(t, version, config, text(Field::Title), description.as_deref())
 }
 
 /// The fields every 2026-07-28 list result carries besides its items:

@@ -105,6 +105,11 @@ pub struct MethodDescriptor {
     pub invoke: InvokeFn,
     /// Source line of the method.
     pub line: u32,
+    /// OAuth scopes a caller needs, all of them, to see and call the
+    /// method (`scopes(...)` of `#[rpc::info]` or `#[mcp_tool]`). Checked
+    /// against identities that carry scopes (OAuth); empty: anyone the
+    /// access policy lets in.
+    pub scopes: &'static [&'static str],
     /// Result caching, from `#[rpc::cache(...)]`.
     pub cache: Option<CachePolicy>,
     /// Mutual exclusion of concurrent calls, from `#[rpc::lock(...)]`.

@@ -55,6 +55,9 @@ pub mod code {
     pub const LOGIC_ERROR: i32 = -32400;
     /// A server error: the call did not finish within its time limit.
     pub const TIMEOUT: i32 = -32000;
+    /// The caller's credential lacks a scope the method needs (HTTP's 403
+    /// in the JSON-RPC server-error range).
+    pub const FORBIDDEN: i32 = -32403;
 }
 
 /// The longest message, in bytes, of an error about the request (parse
@@ -218,6 +221,19 @@ impl RpcError {
     /// `-32400` "Method 'X' is locked": another call holds the method's lock.
     pub fn locked(method: &str) -> Self {
         RpcError::protocol(code::LOGIC_ERROR, format!("Method '{method}' is locked"), "rpc::Locked")
+    }
+
+    /// `-32403`: the caller's credential lacks `missing`, scopes `method`
+    /// needs; `data.extra.scope` lists them, space-separated, as OAuth's
+    /// `insufficient_scope` does, for a client to ask for them.
+    pub fn insufficient_scope(method: &str, missing: &[&str]) -> Self {
+        let scope = missing.join(" ");
+        RpcError::protocol(
+            code::FORBIDDEN,
+            format!("Method '{method}' needs scope {scope}, which the access token does not grant"),
+            "rpc::InsufficientScope",
+        )
+        .with_data(json!({ "error": "insufficient_scope", "scope": scope }))
     }
 
     /// `-32000`: the method did not finish within `limit` (`$rpc.timeout`).

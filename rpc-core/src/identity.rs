@@ -16,6 +16,12 @@ pub struct Identity {
     /// The scopes the caller's credential grants (an OAuth access token's
     /// `scope`); empty for credentials without scopes (static tokens).
     pub scopes: Vec<String>,
+    /// Whether the credential is limited to `scopes` (set by
+    /// [`with_scopes`](Self::with_scopes), even with no scope at all): a
+    /// method's `scopes(...)` are checked only against such identities;
+    /// an identity without (a static token) may call every method its
+    /// access policy lets it reach.
+    pub scoped: bool,
     /// The OAuth client the credential was issued to, when known.
     pub client_id: Option<String>,
     /// Anything else the policy knows (tenant, roles, issuer, ...).
@@ -25,7 +31,7 @@ pub struct Identity {
 impl Identity {
     /// An identity named `subject`, without scopes or attributes.
     pub fn new(subject: impl Into<String>) -> Self {
-        Identity { subject: subject.into(), scopes: Vec::new(), client_id: None, attributes: Map::new() }
+        Identity { subject: subject.into(), scopes: Vec::new(), scoped: false, client_id: None, attributes: Map::new() }
     }
 
     /// The identity with attribute `key` set to `value`.
@@ -34,9 +40,11 @@ impl Identity {
         self
     }
 
-    /// The identity granted `scopes` (duplicates and empty names dropped,
-    /// the order kept).
+    /// The identity limited to `scopes` (duplicates and empty names
+    /// dropped, the order kept); an empty list limits it to methods that
+    /// need no scope.
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scoped = true;
         for scope in scopes {
             let scope = scope.into();
             if !scope.is_empty() && !self.scopes.contains(&scope) {
@@ -55,5 +63,39 @@ impl Identity {
     /// Whether the caller was granted `scope`.
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
+    }
+
+    /// Whether the caller may use something that needs all of `required`:
+    /// always for an identity not limited to scopes.
+    pub fn grants_all(&self, required: &[&str]) -> bool {
+        !self.scoped || required.iter().all(|s| self.has_scope(s))
+    }
+
+    /// The scopes of `required` the caller lacks (none for an identity not
+    /// limited to scopes).
+    pub fn missing<'a>(&self, required: &[&'a str]) -> Vec<&'a str> {
+        if !self.scoped {
+            return Vec::new();
+        }
+        required.iter().copied().filter(|s| !self.has_scope(s)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Identity;
+
+    #[test]
+    fn scopes_limit_only_scoped_identities() {
+        let token = Identity::new("key");
+        assert!(token.grants_all(&["a:write"]));
+        assert!(token.missing(&["a:write"]).is_empty());
+        let oauth = Identity::new("alice").with_scopes(["a:read", "", "a:read"]);
+        assert_eq!(oauth.scopes, ["a:read"]);
+        assert!(oauth.grants_all(&[]) && oauth.grants_all(&["a:read"]));
+        assert!(!oauth.grants_all(&["a:read", "a:write"]));
+        assert_eq!(oauth.missing(&["a:read", "a:write", "b"]), ["a:write", "b"]);
+        let none = Identity::new("bob").with_scopes(Vec::<String>::new());
+        assert!(none.scoped && !none.grants_all(&["a:read"]) && none.grants_all(&[]));
     }
 }

@@ -139,5 +139,9 @@ fn method_object<'t>(
     obj.insert("result".into(), json!({"name": "result", "schema": result_schema}));
     obj.insert("deprecated".into(), json!(d.deprecated.is_some()));
     obj.insert("paramStructure".into(), json!("either"));
+    if !d.scopes.is_empty() {
+        // The OAuth scopes a caller needs, all of them (`scopes(...)`).
+        obj.insert("x-scopes".into(), json!(d.scopes));
+    }
     Value::Object(obj)
 }

@@ -126,6 +126,10 @@ pub struct InfoArgs {
     /// No "has no description" warning for this method.
     #[darling(default)]
     pub undocumented: Flag,
+    /// OAuth scopes a caller needs to see and call the method
+    /// (`scopes("catalog:write")`; all of them).
+    #[darling(default)]
+    pub scopes: Vec<LitStr>,
 }
 
 /// `#[mcp_tool(...)]` on a method.
@@ -171,6 +175,10 @@ pub struct ToolArgs {
     /// An icon of the tool (repeatable): `icon = "https://..."`.
     #[darling(multiple)]
     pub icon: Vec<Str>,
+    /// OAuth scopes a caller needs to see and call the tool (as
+    /// `#[rpc::info(scopes(...))]`).
+    #[darling(default)]
+    pub scopes: Vec<LitStr>,
 }
 
 /// `#[mcp_resource(...)]` on a method: a resource, or a resource template

@@ -273,6 +273,7 @@ impl Method {
         let output_schema = json_text(&self.output_schema);
         let meta = opt_str(self.meta.as_deref());
         let icons = &self.icons;
+        let scopes = &self.scopes;
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);
         let role = crate::role::tokens(&self.role, k);
@@ -305,6 +306,7 @@ impl Method {
                 schemas: Self::#schemas_fn,
                 invoke: Self::#invoke_fn,
                 line: #line,
+                scopes: &[#(#scopes),*],
                 #policies
             };
         });

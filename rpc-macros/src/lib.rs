@@ -18,6 +18,7 @@ mod param;
 mod policies;
 mod role;
 mod rules;
+mod scopes;
 mod service;
 mod spans;
 mod tool_checks;

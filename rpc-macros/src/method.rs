@@ -267,6 +267,8 @@ pub struct Method {
     pub sig_span: Span,
     /// No warning when the method has no description.
     pub undocumented: bool,
+    /// OAuth scopes a caller needs (`scopes(...)`), checked.
+    pub scopes: Vec<String>,
 }
 
 /// What the analysis decided about an `fn` of the impl block.
@@ -306,6 +308,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
             info.name.as_ref().map(|n| ("name", n.span())),
             info.groups.as_ref().map(|g| ("groups", g.first().map_or(Span::call_site(), Spanned::span))),
             info.undocumented.is_present().then(|| ("undocumented", info.undocumented.span())),
+            info.scopes.first().map(|s| ("scopes", s.span())),
         ];
         for (key, span) in others.into_iter().flatten() {
             errors.push(syn::Error::new(
@@ -400,6 +403,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     };
     let role = crate::role::decide(role_attrs, &params, errors);
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
+    let scopes = crate::scopes::collect(&info.scopes, &tool.scopes, errors);
     let policies = Policies::check(attrs.cache, attrs.lock, attrs.invalidates, &params, errors);
     crate::tool_checks::check_hints(&tool, errors);
     if tool.starts_task.is_present() && !params.iter().any(crate::role::is_context) {
@@ -439,6 +443,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         policies,
         sig_span: item.sig.ident.span(),
         undocumented: ctx.undocumented || info.undocumented.is_present(),
+        scopes,
     }))
 }
 

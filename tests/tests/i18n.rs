@@ -182,12 +182,12 @@ async fn two_languages_from_one_server_from_lists_built_once() {
     let translations = mcp.translations();
     let ukrainian = translations.all().find(|l| translations.tag(*l) == "uk").expect("uk is served");
     // The list a request gets is the one built with the endpoint: the same buffer every time.
-    let first = mcp.tools_list(1, ukrainian, ProtocolVersion::V2026_07_28, None).unwrap();
-    let second = mcp.tools_list(1, ukrainian, ProtocolVersion::V2026_07_28, None).unwrap();
+    let first = mcp.tools_list(1, None, ukrainian, ProtocolVersion::V2026_07_28, None).unwrap();
+    let second = mcp.tools_list(1, None, ukrainian, ProtocolVersion::V2026_07_28, None).unwrap();
     assert_eq!(first.as_ptr(), second.as_ptr(), "not rebuilt per request");
     let served: Value = serde_json::from_slice(&first).unwrap();
     assert_eq!(by_name(&served["tools"]), uk, "what HTTP serves is the prebuilt list");
-    let english = mcp.tools_list(1, Language::DEFAULT, ProtocolVersion::V2026_07_28, None).unwrap();
+    let english = mcp.tools_list(1, None, Language::DEFAULT, ProtocolVersion::V2026_07_28, None).unwrap();
     assert_ne!(english.as_ptr(), first.as_ptr(), "one list per language");
     let doc = rpc.openrpc_document(1, ukrainian).unwrap();
     assert!(std::ptr::eq(doc, rpc.openrpc_document(1, ukrainian).unwrap()));

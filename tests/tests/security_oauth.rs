@@ -221,7 +221,7 @@ async fn tokens_of_the_issuer_for_this_resource_and_nothing_else() {
         assert_eq!(
             document,
             json!({"resource": audience, "authorization_servers": [issuer.url()], "bearer_methods_supported": ["header"],
-                   "scopes_supported": [SCOPE], "resource_name": "Catalog"})
+                   "scopes_supported": [SCOPE, "catalog:admin", "catalog:write"], "resource_name": "Catalog"})
         );
     }
 
@@ -449,4 +449,127 @@ async fn settings_and_authorization_servers_that_cannot_be_used() {
     assert_eq!(post(&server.url("/rpc"), CALL, bearer(&sign(&ec, Algorithm::ES256, Some("e1"), &good))).await.0, 200);
     let rs = sign(&key1, Algorithm::RS256, Some("e1"), &good);
     assert_refused(&server.url("/rpc"), &rs, 401, "invalid_token", "RS256, which this resource does not accept").await;
+}
+
+/// The names of the tools of a `tools/list` result.
+fn tool_names(result: &Value) -> Vec<String> {
+    let tools = result["tools"].as_array().cloned().unwrap_or_default();
+    let mut names: Vec<String> = tools.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn callers_see_and_call_the_tools_their_scopes_allow() {
+    let key = rsa(RSA1);
+    let issuer = Issuer::start(json!({"keys": [jwk(&key, Algorithm::RS256, "k1")]})).await;
+    let audience = "http://127.0.0.1:1/";
+    let policy = OAuthSettings::new(issuer.url(), audience).unwrap().discover().await.expect("the issuer is read");
+    let server = catalog(policy).await;
+    let (rpc, mcp) = (server.url("/rpc"), server.url("/mcp/v1"));
+    let token = |scope: &str| {
+        sign(&key, Algorithm::RS256, Some("k1"), &with(claims(issuer.url(), audience), json!({"scope": scope})))
+    };
+    let (reader, writer, admin) = (token("catalog:read"), token("catalog:read catalog:write"), token("catalog:admin"));
+    let rename = json!({"id": 7, "name": "Scoped"});
+
+    // 2026-07-28: each caller's list holds what it may call, marked private.
+    let modern = Modern::new(mcp.clone());
+    let list = |token: &str| {
+        let authorization = format!("Bearer {token}");
+        let modern = &modern;
+        async move {
+            let body = modern.request("tools/list", json!({}), json!(1));
+            modern.exchange(&body, &[("authorization", authorization.as_str())]).await
+        }
+    };
+    let seen_by_reader = list(&reader).await;
+    assert_eq!(seen_by_reader.status, 200, "{}", seen_by_reader.text);
+    let result = &seen_by_reader.json["result"];
+    assert_eq!(result["cacheScope"], "private", "{result}");
+    let names = tool_names(result);
+    assert!(names.contains(&"Catalog.get".to_owned()), "{names:?}");
+    assert!(
+        !names.contains(&"Catalog.rename".to_owned()) && !names.contains(&"Catalog.reindex".to_owned()),
+        "{names:?}"
+    );
+    let seen_by_writer = tool_names(&list(&writer).await.json["result"]);
+    assert!(seen_by_writer.contains(&"Catalog.rename".to_owned()), "{seen_by_writer:?}");
+    assert!(!seen_by_writer.contains(&"Catalog.reindex".to_owned()), "{seen_by_writer:?}");
+    let seen_by_admin = tool_names(&list(&admin).await.json["result"]);
+    assert!(
+        seen_by_admin.contains(&"Catalog.reindex".to_owned()) && !seen_by_admin.contains(&"Catalog.rename".to_owned())
+    );
+    assert_eq!(seen_by_writer.len(), names.len() + 1, "{seen_by_writer:?} / {names:?}");
+    // The same lists again (served from the pages kept per grant).
+    assert_eq!(tool_names(&list(&reader).await.json["result"]), names);
+
+    // Calling a tool outside one's scopes: the era's error naming the scope.
+    let auth = |token: &str| format!("Bearer {token}");
+    // Over HTTP, a 403 whose challenge names the scopes to ask for (what
+    // the token has and what the tool needs: MCP's step-up authorization).
+    let refused = modern.tool_with("Catalog.rename", rename.clone(), &[("authorization", &auth(&reader))]).await;
+    assert_eq!(refused.status, 403, "{}", refused.text);
+    assert_eq!(refused.json["error"]["code"], -32403, "{}", refused.text);
+    assert_eq!(refused.json["error"]["data"]["extra"]["scope"], "catalog:write", "{}", refused.text);
+    let step_up = refused.headers.get("www-authenticate").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    assert_eq!(
+        step_up,
+        "Bearer error=\"insufficient_scope\", error_description=\"the token lacks the scope catalog:write\", \
+         scope=\"catalog:read catalog:write\", \
+         resource_metadata=\"http://127.0.0.1:1/.well-known/oauth-protected-resource\""
+    );
+    let renamed = modern.tool_with("Catalog.rename", rename.clone(), &[("authorization", &auth(&writer))]).await;
+    assert_eq!(renamed.json["result"]["isError"], false, "{}", renamed.text);
+    assert!(renamed.json["result"]["structuredContent"].is_object(), "{}", renamed.text);
+
+    // Handshake era: the same lists and refusals within a session.
+    let session = |token: String| {
+        let mcp = mcp.clone();
+        async move {
+            let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+            let (status, headers, body) = post(&mcp, &initialize.to_string(), bearer(&token)).await;
+            assert_eq!(status, 200, "{body}");
+            let mut headers_out = bearer(&token);
+            headers_out.insert("mcp-session-id", headers["mcp-session-id"].clone());
+            headers_out.insert("mcp-protocol-version", HeaderValue::from_static("2025-11-25"));
+            let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+            assert_eq!(post(&mcp, initialized, headers_out.clone()).await.0, 202);
+            headers_out
+        }
+    };
+    let reader_session = session(reader.clone()).await;
+    let list_body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let (_, _, body) = post(&mcp, list_body, reader_session.clone()).await;
+    assert_eq!(tool_names(&body["result"]), names, "{body}");
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "Catalog.rename", "arguments": rename}})
+    .to_string();
+    let (status, headers, body) = post(&mcp, &call, reader_session).await;
+    assert_eq!((status, &body["error"]["code"]), (403, &json!(-32403)), "{body}");
+    assert!(challenge(&headers).contains(r#"scope="catalog:read catalog:write""#), "{}", challenge(&headers));
+    let writer_session = session(writer.clone()).await;
+    let (_, _, body) = post(&mcp, list_body, writer_session.clone()).await;
+    assert_eq!(tool_names(&body["result"]), seen_by_writer, "{body}");
+    let (_, _, body) = post(&mcp, &call, writer_session).await;
+    assert!(body["result"]["structuredContent"].is_object(), "{body}");
+
+    // JSON-RPC: the same check, the same error.
+    let rpc_rename = json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.rename", "params": rename}).to_string();
+    let (status, _, body) = post(&rpc, &rpc_rename, bearer(&reader)).await;
+    assert_eq!((status, &body["error"]["code"]), (200, &json!(-32403)), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap_or_default().contains("catalog:write"), "{body}");
+    let (_, _, body) = post(&rpc, &rpc_rename, bearer(&writer)).await;
+    assert_eq!(body["result"]["name"], "Scoped", "{body}");
+    // A token granting no scope at all still calls what needs none.
+    let (_, _, body) = post(&rpc, CALL, bearer(&token(""))).await;
+    assert_eq!(body["result"]["id"], 7, "{body}");
+
+    // OpenRPC names each method's scopes.
+    let document: Value = reqwest::get(server.url("/rpc")).await.unwrap().json().await.unwrap();
+    let methods = document["methods"].as_array().expect("methods");
+    let scopes_of = |name: &str| methods.iter().find(|m| m["name"] == name).map(|m| m["x-scopes"].clone());
+    assert_eq!(scopes_of("Catalog.rename"), Some(json!(["catalog:write"])));
+    assert_eq!(scopes_of("Catalog.get"), Some(Value::Null));
 }

@@ -260,7 +260,7 @@ impl Catalog {
     /// # Arguments
     /// * `id` - Product id
     /// * `name` - The new name
-    #[mcp_tool(title = "Rename product", idempotent_hint = true, destructive_hint = false)]
+    #[mcp_tool(title = "Rename product", idempotent_hint = true, destructive_hint = false, scopes("catalog:write"))]
     #[rpc::lock(param = "id", ttl = 10)]
     #[rpc::invalidates("Catalog.get", warm_up)]
     #[rpc::invalidates("Catalog.product")]
@@ -384,7 +384,7 @@ impl Catalog {
     ///
     /// # Arguments
     /// * `pause_ms` - How long the rebuild takes, in milliseconds (a stand-in for real work)
-    #[rpc::info(groups(Admin, Mcp))]
+    #[rpc::info(groups(Admin, Mcp), scopes("catalog:admin"))]
     #[mcp_tool(title = "Rebuild the search index", idempotent_hint = true, open_world_hint = false, task = optional)]
     #[rpc::lock(ttl = 5)]
     pub async fn reindex(&self, #[rpc(default = 0, range(min = 0, max = 4000))] pause_ms: u64) -> u64 {

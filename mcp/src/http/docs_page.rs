@@ -37,8 +37,9 @@ pub(crate) fn response<B>(
     let protocol = ProtocolVersion::V2026_07_28;
     let mut tools: Vec<Value> = Vec::new();
     let mut cursor: Option<String> = None;
-    // Every page of the prebuilt list (bounded: a cursor never repeats).
-    while let Some(bytes) = endpoint.tools_list(version, language, protocol, cursor.as_deref()) {
+    // Every page of the prebuilt list (bounded: a cursor never repeats),
+    // every tool: the page documents the server, as OpenRPC does.
+    while let Some(bytes) = endpoint.tools_list(version, None, language, protocol, cursor.as_deref()) {
         let Ok(mut list) = serde_json::from_slice::<Value>(&bytes) else { break };
         if let Some(Value::Array(page)) = list.get_mut("tools").map(Value::take) {
             tools.extend(page);

@@ -104,11 +104,12 @@ impl McpEndpoint {
     pub fn tools_list(
         &self,
         version: u32,
+        identity: Option<&rpc::Identity>,
         language: rpc::i18n::Language,
         protocol: crate::ProtocolVersion,
         cursor: Option<&str>,
     ) -> Option<Bytes> {
-        self.server.tools_list(version, language, protocol, cursor)
+        self.server.tools_list(version, identity, language, protocol, cursor)
     }
 
     /// Ends the open `subscriptions/listen` streams gracefully (call it when
@@ -214,6 +215,7 @@ impl McpEndpoint {
         };
         let accepts = accepted(&parts.headers);
         let mirror = Mirrored { headers: &parts.headers };
+        let identity = caller.identity.clone();
         let incoming = Incoming {
             body,
             version,
@@ -227,7 +229,10 @@ impl McpEndpoint {
             closing: parts.extensions.get::<Draining>().map(Draining::receiver),
         };
         let reply = self.server.handle(incoming).await;
-        to_http(&self.server, reply, accepts)
+        let security = &self.security;
+        to_http(&self.server, reply, accepts, |needed| {
+            identity.as_deref().and_then(|identity| security.insufficient_scope(identity, needed))
+        })
     }
 
     /// `GET` of a session: its own stream of notifications.
@@ -245,7 +250,7 @@ impl McpEndpoint {
         incoming.closing = extensions.get::<Draining>().map(Draining::receiver);
         let accepts = incoming.accepts;
         let reply = self.server.open_session_stream(incoming).await;
-        to_http(&self.server, reply, accepts)
+        to_http(&self.server, reply, accepts, |_| None)
     }
 
     /// `DELETE`: ends the session.
@@ -258,7 +263,7 @@ impl McpEndpoint {
             Reply::Message(message) if message.status != Status::Ok => {
                 json_response(response::status_code(message.status), message.body)
             }
-            other => to_http(&self.server, other, crate::server::Accepts::BOTH),
+            other => to_http(&self.server, other, crate::server::Accepts::BOTH, |_| None),
         }
     }
 }

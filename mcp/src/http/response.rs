@@ -20,14 +20,21 @@ pub(crate) fn status_code(status: Status) -> StatusCode {
         Status::BadRequest => StatusCode::BAD_REQUEST,
         Status::NotFound => StatusCode::NOT_FOUND,
         Status::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+        Status::Forbidden => StatusCode::FORBIDDEN,
         Status::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         Status::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
         Status::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
-/// `reply` to a client that accepts `accepts`.
-pub(crate) fn to_http(server: &McpServer, reply: Reply, accepts: Accepts) -> HttpResponse {
+/// `reply` to a client that accepts `accepts`; `challenge` gives the
+/// `WWW-Authenticate` of a call refused for scopes its caller lacks.
+pub(crate) fn to_http(
+    server: &McpServer,
+    reply: Reply,
+    accepts: Accepts,
+    challenge: impl FnOnce(&[&str]) -> Option<HeaderValue>,
+) -> HttpResponse {
     match reply {
         Reply::Accepted => status_response(StatusCode::ACCEPTED),
         Reply::Stream(stream) => sse::response(sse::body(stream)),
@@ -47,6 +54,9 @@ pub(crate) fn to_http(server: &McpServer, reply: Reply, accepts: Accepts) -> Htt
             }
             if let Some(seconds) = message.retry_after {
                 response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            }
+            if let Some(value) = message.needs_scopes.and_then(challenge) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
             }
             notify_when_sent(&mut response, &server.inner.executor, message.executions);
             response

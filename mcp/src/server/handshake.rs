@@ -16,7 +16,7 @@ use futures_util::future::join_all;
 use rpc::i18n::Language;
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
 use rpc::jsonrpc::response::{join_batch, result_body};
-use rpc::{Execution, LogLevel, RpcError};
+use rpc::{Execution, Identity, LogLevel, RpcError};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -172,9 +172,9 @@ async fn plain(
     let env = inner.executor.environment();
     let result = match &*req.method {
         "ping" => Ok(b"{}".to_vec()),
-        "tools/list" => match list_tools(tools, language, protocol, req) {
+        "tools/list" => match list_tools(tools, incoming.caller.identity.as_deref(), language, protocol, req) {
             // The pre-built page is copied once, into the response.
-            Ok(page) => return (result_body(id, page), Vec::new()),
+            Ok(page) => return (result_body(id, &page), Vec::new()),
             Err(e) => Err(ProtocolError::from_rpc(&e, env)),
         },
         "tools/call" => match read_call(req) {
@@ -273,16 +273,16 @@ async fn beyond_tools(inner: &Inner, session: &Session, asked: &Asked, req: &Rpc
     }
 }
 
-pub(crate) fn list_tools<'t>(
-    tools: &'t ToolSet,
+pub(crate) fn list_tools(
+    tools: &ToolSet,
+    identity: Option<&Identity>,
     language: Language,
     protocol: ProtocolVersion,
     req: &RpcRequest<'_>,
-) -> Result<&'t [u8], RpcError> {
+) -> Result<bytes::Bytes, RpcError> {
     let cursor = req.params_as::<ListParams<'_>>()?.and_then(|p| p.cursor);
     tools
-        .page(language, protocol, cursor.as_deref())
-        .map(|page| &page[..])
+        .page(identity, language, protocol, cursor.as_deref())
         .ok_or_else(|| RpcError::invalid_params("Invalid cursor"))
 }
 

@@ -207,18 +207,19 @@ impl McpServer {
         &self.inner.config.json_limits
     }
 
-    /// The serialised `tools/list` result of API `version` in `language` at
-    /// `protocol` for `cursor`, as the server sends it: built once, when
-    /// the server was built (the `Bytes` share that buffer). `None` for a
-    /// version without tools or an invalid cursor.
+    /// The serialised `tools/list` result of API `version` that `identity`
+    /// sees in `language` at `protocol` for `cursor`, as the server sends
+    /// it: written once, on its first request (the `Bytes` share that
+    /// buffer). `None` for a version without tools or an invalid cursor.
     pub fn tools_list(
         &self,
         version: u32,
+        identity: Option<&rpc::Identity>,
         language: Language,
         protocol: ProtocolVersion,
         cursor: Option<&str>,
     ) -> Option<bytes::Bytes> {
-        self.inner.tools.version(version)?.page(language, protocol, cursor).cloned()
+        self.inner.tools.version(version)?.page(identity, language, protocol, cursor)
     }
 
     /// Ends the open `subscriptions/listen` streams gracefully (call it when

@@ -28,6 +28,9 @@ pub enum Status {
     NotFound,
     /// 406: the client accepts no form the reply can take.
     NotAcceptable,
+    /// 403: the caller's credential lacks scopes the request needs
+    /// ([`Message::needs_scopes`]).
+    Forbidden,
     /// 429: too many of something; retry after a while.
     TooManyRequests,
     /// 500.
@@ -55,6 +58,10 @@ pub struct Message {
     pub session: Option<String>,
     /// Seconds to wait before trying again (with [`Status::TooManyRequests`]).
     pub retry_after: Option<u32>,
+    /// The scopes a call needed that the caller's credential lacks (with
+    /// [`Status::Forbidden`]): HTTP answers with a challenge naming them,
+    /// for the client to ask its authorization server for them.
+    pub needs_scopes: Option<&'static [&'static str]>,
 }
 
 /// One item of a [`MessageStream`].
@@ -104,13 +111,30 @@ impl Reply {
             executions: Vec::new(),
             session: None,
             retry_after: None,
+            needs_scopes: None,
         })
     }
 
     /// A message that may go as one stream event; its after-response work
     /// waits for it to be sent.
     pub(crate) fn message(status: Status, body: Vec<u8>, executions: Vec<Execution>) -> Reply {
-        Reply::Message(Message { status, body, negotiable: true, executions, session: None, retry_after: None })
+        Reply::Message(Message {
+            status,
+            body,
+            negotiable: true,
+            executions,
+            session: None,
+            retry_after: None,
+            needs_scopes: None,
+        })
+    }
+
+    /// The message's missing scopes.
+    pub(crate) fn needing_scopes(mut self, scopes: Option<&'static [&'static str]>) -> Reply {
+        if let Reply::Message(message) = &mut self {
+            message.needs_scopes = scopes;
+        }
+        self
     }
 
     /// The message's session (`initialize`).

@@ -205,9 +205,13 @@ pub(crate) async fn handle(
             Err(error) => fail(error),
         },
         "tools/list" => match admit::<ListParams<'_>>(request, incoming) {
-            Ok(admitted) => match tools.page(language, ProtocolVersion::V2026_07_28, admitted.params.cursor.as_deref())
-            {
-                Some(page) => ok(page),
+            Ok(admitted) => match tools.page(
+                incoming.caller.identity.as_deref(),
+                language,
+                ProtocolVersion::V2026_07_28,
+                admitted.params.cursor.as_deref(),
+            ) {
+                Some(page) => ok(&page),
                 None => fail(invalid_params("Invalid cursor")),
             },
             Err(error) => fail(error),

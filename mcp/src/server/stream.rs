@@ -30,6 +30,9 @@ pub(crate) struct Finished {
     pub executions: Vec<Execution>,
     /// The error code of an error response (decides the status of a plain reply).
     pub error_code: Option<i32>,
+    /// The scopes the caller's credential lacked for the call (its tool's
+    /// `scopes(...)`): a plain reply is a 403 the client may step up from.
+    pub needs_scopes: Option<&'static [&'static str]>,
 }
 
 /// A call in progress.

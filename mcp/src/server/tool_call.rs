@@ -131,8 +131,11 @@ impl ToolCall<'_> {
 }
 
 pub(crate) fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel: bool) -> Reply {
-    let Finished { response, executions, error_code } = finished;
+    let Finished { response, executions, error_code, needs_scopes } = finished;
     match response {
+        Some(body) if needs_scopes.is_some() => {
+            Reply::message(Status::Forbidden, body, executions).needing_scopes(needs_scopes)
+        }
         Some(body) => Reply::message(error_code.map_or(Status::Ok, status), body, executions),
         None if silent_cancel => Reply::Accepted,
         // Only a stream ends without a response: unreachable for one message.
@@ -143,7 +146,7 @@ pub(crate) fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel
 fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
     let mut out = Vec::new();
     write_error(&mut out, Some(id), error);
-    Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code) }
+    Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code), needs_scopes: None }
 }
 
 /// Runs the call. A call with a cancel scope that does not finish at its
@@ -220,7 +223,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         // conversation that asked for no answer; an HTTP exchange still
         // needs a body.
         if streaming || silent_cancel {
-            return Finished { response: None, executions: Vec::new(), error_code: None };
+            return Finished { response: None, executions: Vec::new(), error_code: None, needs_scopes: None };
         }
         return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
     };
@@ -239,9 +242,15 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
     let mut out = Vec::new();
     write_outcome(&mut out, &id, &result);
     let error_code = result.as_ref().err().map(|e| e.code);
+    let needs_scopes = match &outcome.execution {
+        Some(execution) if execution.stage == rpc::Stage::Access => {
+            execution.method.as_ref().map(|m| m.descriptor().scopes)
+        }
+        _ => None,
+    };
     let executions = match outcome.execution {
         Some(execution) if execution.wants_response_sent() => vec![execution],
         _ => Vec::new(),
     };
-    Finished { response: Some(out), executions, error_code }
+    Finished { response: Some(out), executions, error_code, needs_scopes }
 }

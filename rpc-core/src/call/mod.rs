@@ -166,6 +166,9 @@ pub enum Stage {
     Request,
     /// The method does not exist (in this version and scope).
     Lookup,
+    /// The caller's credential lacks a scope the method needs
+    /// (`scopes(...)`); the method did not run.
+    Access,
     /// The parameters did not bind or validate; the method did not run.
     Validation,
     /// The result came from the cache (`#[rpc::cache]`); the method did not run.

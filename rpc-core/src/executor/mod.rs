@@ -150,6 +150,15 @@ impl Executor {
             let error = RpcError::method_not_found(name);
             return self.fail(&call, None, None, Stage::Lookup, error).await;
         };
+        let scopes = method.descriptor().scopes;
+        if !scopes.is_empty() {
+            let identity = call.identity.as_deref().or_else(|| call.context.as_ref().and_then(Context::identity));
+            let missing = identity.map(|identity| identity.missing(scopes)).unwrap_or_default();
+            if !missing.is_empty() {
+                let error = RpcError::insufficient_scope(method.name(), &missing);
+                return self.fail(&call, Some(method), None, Stage::Access, error).await;
+            }
+        }
         let params = std::mem::take(&mut call.params);
         let params = match cpu_bound(call.input_bytes, || bind_and_validate(&method, params)) {
             Ok(params) => params,

@@ -94,6 +94,16 @@ pub trait AccessPolicy: Send + Sync + 'static {
     fn oauth_resource_metadata(&self) -> Option<&str> {
         None
     }
+
+    /// The `WWW-Authenticate` challenge of the 403 answering a call by
+    /// `identity` of a method needing scopes `needed` that its credential
+    /// lacks (`scopes(...)`), naming the scopes to ask for (RFC 6750 §3.1;
+    /// MCP's step-up authorization). `None` (the default): the 403 has no
+    /// challenge.
+    fn insufficient_scope(&self, identity: &Identity, needed: &[&str]) -> Option<http::HeaderValue> {
+        let _ = (identity, needed);
+        None
+    }
 }
 
 /// Decides whether a group and version is served at all; `false` makes

@@ -221,6 +221,12 @@ impl Security {
         self.inner.access.as_deref().and_then(|policy| policy.oauth_resource_metadata())
     }
 
+    /// The challenge of a call `identity` may not make for lack of scopes
+    /// `needed` (see [`AccessPolicy::insufficient_scope`]).
+    pub fn insufficient_scope(&self, identity: &Identity, needed: &[&str]) -> Option<http::HeaderValue> {
+        self.inner.access.as_deref().and_then(|policy| policy.insufficient_scope(identity, needed))
+    }
+
     /// Steps 3 and 4 around an endpoint's handler: a CORS preflight is
     /// answered (by the CORS layer, or with `204` and `Allow` when CORS is
     /// off) without asking the access policy; any other request runs

@@ -39,7 +39,7 @@ use url::Url;
 
 pub use metadata::{METADATA_PATH, MetadataService};
 
-use super::{Access, AccessPolicy, AccessRequest, BearerError, Challenge, Resource, bearer_challenge};
+use super::{Access, AccessPolicy, AccessRequest, BearerError, Challenge, Identity, Resource, bearer_challenge};
 use keys::KeySet;
 use rpc_core::future::MaybeReady;
 use token::Verdict;
@@ -263,6 +263,24 @@ impl std::fmt::Debug for OAuthPolicy {
     }
 }
 
+/// `configured`, then every scope an annotated method of the program needs
+/// (`scopes(...)`), sorted: what the metadata's `scopes_supported` lists.
+fn with_declared_scopes(configured: &[String]) -> Vec<String> {
+    let mut declared: Vec<&str> = rpc_core::descriptor::all_services()
+        .flat_map(|service| service.method_slots.iter().flatten())
+        .flat_map(|method| method.scopes.iter().copied())
+        .collect();
+    declared.sort_unstable();
+    declared.dedup();
+    let mut scopes = configured.to_vec();
+    for scope in declared {
+        if !scopes.iter().any(|s| s == scope) {
+            scopes.push(scope.to_owned());
+        }
+    }
+    scopes
+}
+
 impl OAuthPolicy {
     fn new(settings: OAuthSettings, keys: KeySet) -> Self {
         let leeway = settings.leeway.as_secs();
@@ -272,11 +290,12 @@ impl OAuthPolicy {
             .map(|a| (*a, token::validation(*a, &settings.issuer_text, &settings.audience_text, leeway)))
             .collect();
         let metadata_url = metadata::url_of(&settings.audience);
+        let scopes = with_declared_scopes(&settings.scopes_supported);
         let metadata = MetadataService {
             document: metadata::document(
                 &settings.audience_text,
                 &settings.issuer_text,
-                &settings.scopes_supported,
+                &scopes,
                 settings.resource_name.as_deref(),
             ),
             resource_path: settings.audience.path().trim_end_matches('/').to_owned(),
@@ -416,5 +435,26 @@ impl AccessPolicy for OAuthPolicy {
 
     fn oauth_resource_metadata(&self) -> Option<&str> {
         Some(&self.inner.metadata_url)
+    }
+
+    fn insufficient_scope(&self, identity: &Identity, needed: &[&str]) -> Option<http::HeaderValue> {
+        // What to ask for: what every request needs, what the token has,
+        // and what this call needs (a client replaces its token with one
+        // of the scopes named here).
+        let mut scopes: Vec<&str> = self.inner.required_scopes.iter().map(String::as_str).collect();
+        for scope in identity.scopes.iter().map(String::as_str).chain(needed.iter().copied()) {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        let missing: Vec<&str> = needed.iter().copied().filter(|s| !identity.has_scope(s)).collect();
+        let description = format!("the token lacks the scope {}", missing.join(" "));
+        let scope = scopes.join(" ");
+        Some(bearer_challenge(&[
+            ("error", BearerError::InsufficientScope.code()),
+            ("error_description", &description),
+            ("scope", &scope),
+            ("resource_metadata", &self.inner.metadata_url),
+        ]))
     }
 }

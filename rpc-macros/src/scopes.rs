@@ -1,0 +1,65 @@
+//! `scopes("catalog:write", ...)` of `#[rpc::info]` and `#[mcp_tool]`: the
+//! OAuth scopes a caller needs to see and call a method, checked as
+//! RFC 6749 scope tokens.
+
+use syn::LitStr;
+
+use crate::errors::Errors;
+
+/// Whether `scope` is an RFC 6749 §3.3 scope token: printable ASCII
+/// without space, `"` and `\`.
+fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty() && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
+}
+
+/// The method's scopes, from `#[rpc::info(scopes(...))]` or
+/// `#[mcp_tool(scopes(...))]` (one of them), each checked; duplicates are
+/// errors.
+pub fn collect(info: &[LitStr], tool: &[LitStr], errors: &mut Errors) -> Vec<String> {
+    if let (Some(_), Some(second)) = (info.first(), tool.first()) {
+        errors.push(syn::Error::new(
+            second.span(),
+            "the method's scopes are given in `#[rpc::info(scopes(...))]` already: list them in one place",
+        ));
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for lit in info.iter().chain(tool) {
+        let scope = lit.value();
+        if scope.is_empty() {
+            errors.push(syn::Error::new(lit.span(), "an empty scope: write the scope's name, e.g. \"catalog:write\""));
+        } else if scope.split_whitespace().count() > 1 {
+            let parts: Vec<String> = scope.split_whitespace().map(|p| format!("{p:?}")).collect();
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!("one scope per string: a caller needs all of them, write `scopes({})`", parts.join(", ")),
+            ));
+        } else if !is_scope_token(&scope) {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{scope}` is not an OAuth scope (RFC 6749 §3.3): use printable ASCII without spaces, `\"` and `\\`"
+                ),
+            ));
+        } else if out.contains(&scope) {
+            errors.push(syn::Error::new(lit.span(), format!("scope `{scope}` is listed twice: remove one")));
+        } else {
+            out.push(scope);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_scope_token;
+
+    #[test]
+    fn scope_tokens_follow_rfc_6749() {
+        assert!(is_scope_token("catalog:write"));
+        assert!(is_scope_token("https://example.com/scope!#$"));
+        for bad in ["", "a b", "a\"b", "a\\b", "caf\u{e9}", "a\tb"] {
+            assert!(!is_scope_token(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+// `scopes(...)` of `#[rpc::info]` and `#[mcp_tool]`: OAuth scope tokens,
+// one per string, each once, in one place, and not on a hidden method.
+use mcp::mcp_tool;
+
+pub struct Svc;
+
+#[rpc::service]
+impl Svc {
+    /// Two scopes in one string.
+    #[rpc::info(scopes("catalog:read catalog:write"))]
+    pub fn a(&self) {}
+
+    /// Not a scope token, and a duplicate.
+    #[mcp_tool(scopes("caf\u{e9}", "catalog:write", "catalog:write", ""))]
+    pub fn b(&self) {}
+
+    /// Scopes in both attributes.
+    #[rpc::info(scopes("catalog:read"))]
+    #[mcp_tool(scopes("catalog:write"))]
+    pub fn c(&self) {}
+
+    /// Scopes on a hidden method.
+    #[rpc::info(skip, scopes("catalog:read"))]
+    pub fn d(&self) {}
+}
+
+fn main() {}
