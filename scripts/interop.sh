@@ -7,10 +7,17 @@
 #      auto (discovers 2026-07-28) and pinned 2026-07-28, then
 #      scripts/interop/python_stdio.py: the same checks with the SDK starting
 #      `catalog --stdio` itself (StdioServerParameters), in the same modes,
-#   4. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
+#   4. runs scripts/interop/python_oauth.py: the catalog as an OAuth 2.1 resource
+#      server (--oauth-issuer/--oauth-audience/--oauth-scope) of
+#      scripts/interop/oauth_as.py, a test authorization server: bearer
+#      challenges, RFC 9728 metadata and refused tokens (tampered, another
+#      audience or issuer, expired, a missing scope) over plain HTTP, then the
+#      SDK's own OAuth client (discovery, dynamic registration, authorization
+#      code + PKCE, RFC 8707 resource, refresh) calling tools, in each mode,
+#   5. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
 #      without --protocol-era and with legacy and modern,
-#   5. runs the official conformance suite (@modelcontextprotocol/conformance)
+#   6. runs the official conformance suite (@modelcontextprotocol/conformance)
 #      against the conformance server's /mcp: 0.1.16 (handshake era), judged
 #      against scripts/interop/conformance-expected-failures.yml, and
 #      0.2.0-alpha.12 --requirements 2026-07-28, judged against
@@ -192,6 +199,87 @@ for mode in legacy 2026-07-28; do
     --token "wrong-$INTEROP_TOKEN" --expect-refusal || python_status=$?
 done
 
+# ---------------------------------------------------------------- python SDK, OAuth
+# The catalog as an OAuth resource server of scripts/interop/oauth_as.py (a test
+# authorization server); the SDK's own OAuth client authorizes itself against it.
+oauth_status=0
+log "official Python SDK OAuth client (authorization code + PKCE, modes legacy, auto, 2026-07-28) against the catalog as an OAuth resource server"
+# free_port: a free loopback port (the audience names the catalog's port, so it is
+# chosen before the catalog starts; the catalog is retried on another if it is taken).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# await_listening NAME PID: waits (10 s) for NAME's `listening on URL` line in
+# $work/NAME.out; sets $url, or leaves it empty when NAME exited or is silent.
+await_listening() {
+  local name=$1 pid=$2 i
+  url=
+  for ((i = 0; i < 100; i++)); do
+    url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$work/$name.out" | head -n1)
+    [[ -n $url ]] && return 0
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+}
+# stop_pids PID...: stops them (TERM, then KILL after 5 s) and drops them from $pids.
+stop_pids() {
+  local pid i kept=()
+  for pid in "$@"; do
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    [[ " $* " == *" $pid "* ]] || kept+=("$pid")
+  done
+  pids=("${kept[@]}")
+}
+oauth_pids=()
+oauth_url=
+for attempt in 1 2 3; do
+  oauth_port=$(free_port)
+  audience=http://127.0.0.1:$oauth_port
+  : >"$work/oauth-as.out"
+  : >"$work/oauth-as.err"
+  "$venv/bin/python" "$here/oauth_as.py" --resource "$audience" >"$work/oauth-as.out" 2>"$work/oauth-as.err" &
+  pids+=($!)
+  oauth_pids=($!)
+  await_listening oauth-as $!
+  issuer=$url
+  if [[ -z $issuer ]]; then
+    cat "$work/oauth-as.err" >&2
+    echo "interop: the test authorization server did not start" >&2
+    oauth_status=1
+    break
+  fi
+  : >"$work/catalog-oauth.out"
+  : >"$work/catalog-oauth.err"
+  "$bin/catalog" --listen "127.0.0.1:$oauth_port" --oauth-issuer "$issuer" --oauth-audience "$audience" \
+    --oauth-scope catalog:read >"$work/catalog-oauth.out" 2>"$work/catalog-oauth.err" &
+  pids+=($!)
+  oauth_pids+=($!)
+  await_listening catalog-oauth $!
+  oauth_url=$url
+  [[ -n $oauth_url ]] && break
+  # Most likely the port was taken meanwhile: both start again on new ports.
+  tail -n 5 "$work/catalog-oauth.err" >&2
+  stop_pids "${oauth_pids[@]}"
+  oauth_pids=()
+done
+if [[ -n $oauth_url ]]; then
+  printf 'test authorization server %s, catalog-oauth listening on %s (audience %s)\n' "$issuer" "$oauth_url" "$audience"
+  timeout 60 "$venv/bin/python" "$here/python_oauth.py" --url "$oauth_url/mcp/v1" --issuer "$issuer" \
+    --audience "$audience" || oauth_status=$?
+elif [[ $oauth_status == 0 ]]; then
+  echo "interop: the catalog with --oauth-issuer did not start (stderr: $work/catalog-oauth.err)" >&2
+  oauth_status=1
+fi
+(( ${#oauth_pids[@]} )) && stop_pids "${oauth_pids[@]}"
+
 # `default`: no --protocol-era, as a user runs it.
 for era in default legacy modern; do
   log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) against the catalog"
@@ -262,6 +350,12 @@ else
   echo "python SDK interop:  FAILED (exit $python_status)"
   failed=1
 fi
+if [[ $oauth_status == 0 ]]; then
+  echo "python SDK OAuth:    ok"
+else
+  echo "python SDK OAuth:    FAILED (exit $oauth_status; logs: $work/oauth-as.*, $work/catalog-oauth.*)"
+  failed=1
+fi
 if [[ $inspector_status == 0 ]]; then
   echo "MCP Inspector CLI:   ok"
 else
@@ -281,7 +375,7 @@ else
   failed=1
 fi
 if [[ $failed != 0 ]]; then
-  for name in catalog catalog-protected conformance-server; do
+  for name in catalog catalog-protected catalog-oauth oauth-as conformance-server; do
     echo "--- last lines of $name stderr" >&2
     tail -n 20 "$work/$name.err" >&2 || true
   done
