@@ -335,7 +335,8 @@ impl McpEndpointBuilder {
             translations: Arc::clone(&translations),
             stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
         });
-        let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts);
+        let scoped_callers = self.security.limits_scopes();
+        let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts, scoped_callers);
         let features = GroupFeatures::build(self.executor.registry(), &self.group, &self.config, &texts);
         let listen_slots = ListenSlots::new(self.config.max_listen_per_client, self.config.max_listen_streams);
         let (task_ttl, task_poll) = (self.config.task_ttl, self.config.task_poll);

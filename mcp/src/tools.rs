@@ -116,8 +116,15 @@ pub struct GroupTools {
 impl GroupTools {
     /// Builds the tools of `group` for every version that has methods in
     /// it; each page is serialised in a language of `translations` on its
-    /// first request.
-    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &Arc<ListTexts>) -> GroupTools {
+    /// first request. With `scoped_callers` (callers may be limited to
+    /// scopes), a caller's list holds the tools its scopes allow.
+    pub fn build(
+        registry: &Registry,
+        group: &str,
+        config: &McpConfig,
+        texts: &Arc<ListTexts>,
+        scoped_callers: bool,
+    ) -> GroupTools {
         let mut versions = BTreeMap::new();
         let mut problems = Vec::new();
         for version in registry.group_versions(group) {
@@ -133,7 +140,8 @@ impl GroupTools {
                     ));
                 }
             }
-            versions.insert(version, build_set(format!("{group}/v{version}"), &methods, config, texts));
+            let endpoint = format!("{group}/v{version}");
+            versions.insert(version, build_set(endpoint, &methods, config, texts, scoped_callers));
         }
         let broken = (!problems.is_empty()).then(|| {
             problems.dedup();
@@ -161,7 +169,13 @@ impl GroupTools {
     }
 }
 
-fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, texts: &Arc<ListTexts>) -> ToolSet {
+fn build_set(
+    endpoint: String,
+    methods: &[&Arc<Method>],
+    config: &McpConfig,
+    texts: &Arc<ListTexts>,
+    scoped_callers: bool,
+) -> ToolSet {
     let tools: Vec<Tool> = methods
         .iter()
         .map(|m| Tool {
@@ -189,7 +203,7 @@ fn build_set(endpoint: String, methods: &[&Arc<Method>], config: &McpConfig, tex
     };
     let writer = Arc::new(writer);
     let per_grant = Arc::clone(&writer);
-    let visibility = Visibility::new(&needs, move |seen| per_grant(Some(seen)).private());
+    let visibility = Visibility::new(&needs, move |seen| per_grant(Some(seen)).private()).filter(|_| scoped_callers);
     let pages = match visibility {
         Some(_) => writer(None).private(),
         None => writer(None),

@@ -573,3 +573,21 @@ async fn callers_see_and_call_the_tools_their_scopes_allow() {
     assert_eq!(scopes_of("Catalog.rename"), Some(json!(["catalog:write"])));
     assert_eq!(scopes_of("Catalog.get"), Some(Value::Null));
 }
+
+#[tokio::test]
+async fn without_scoped_callers_every_tool_is_listed_to_everyone() {
+    // Static tokens give identities without scopes: one list, public.
+    let security = Security::new().tokens(rpc::TokenPolicy::new().token("s3cret").unwrap());
+    let server = TestServer::start(catalog::app_with(Environment::Prod, security).expect("catalog")).await;
+    let modern = Modern::new(server.url("/mcp/v1"));
+    let body = modern.request("tools/list", json!({}), json!(1));
+    let reply = modern.exchange(&body, &[("authorization", "Bearer s3cret")]).await;
+    let result = &reply.json["result"];
+    assert_eq!(result["cacheScope"], "public", "{}", reply.text);
+    let names = tool_names(result);
+    assert!(names.contains(&"Catalog.rename".to_owned()) && names.contains(&"Catalog.reindex".to_owned()), "{names:?}");
+    let renamed = modern
+        .tool_with("Catalog.rename", json!({"id": 3, "name": "By token"}), &[("authorization", "Bearer s3cret")])
+        .await;
+    assert_eq!(renamed.json["result"]["isError"], false, "{}", renamed.text);
+}

@@ -104,6 +104,16 @@ pub trait AccessPolicy: Send + Sync + 'static {
         let _ = (identity, needed);
         None
     }
+
+    /// Whether the identities the policy gives may be limited to scopes
+    /// ([`Identity::with_scopes`]): then what a caller sees of a list with
+    /// scoped items depends on who asks, and the list is `private` to
+    /// caches. The default, `true`, is always right; a policy whose
+    /// identities never carry scopes (static tokens) says `false`, and
+    /// its lists stay `public`.
+    fn limits_scopes(&self) -> bool {
+        true
+    }
 }
 
 /// Decides whether a group and version is served at all; `false` makes

@@ -221,6 +221,12 @@ impl Security {
         self.inner.access.as_deref().and_then(|policy| policy.oauth_resource_metadata())
     }
 
+    /// Whether callers may be limited to scopes (an access policy that may
+    /// give such identities, see [`AccessPolicy::limits_scopes`]).
+    pub fn limits_scopes(&self) -> bool {
+        self.inner.access.as_deref().is_some_and(|policy| policy.limits_scopes())
+    }
+
     /// The challenge of a call `identity` may not make for lack of scopes
     /// `needed` (see [`AccessPolicy::insufficient_scope`]).
     pub fn insufficient_scope(&self, identity: &Identity, needed: &[&str]) -> Option<http::HeaderValue> {

@@ -298,6 +298,10 @@ impl AccessPolicy for TokenPolicy {
     fn credential_header(&self) -> Option<&str> {
         self.protect_api.then_some(self.spelling.as_str())
     }
+
+    fn limits_scopes(&self) -> bool {
+        false
+    }
 }
 
 fn digest(bytes: &[u8]) -> [u8; 32] {
