@@ -121,6 +121,8 @@ pub struct CallTarget<'a> {
     /// a panic included) is a protocol error that fails the task, rather
     /// than a tool error it completes with.
     pub task: bool,
+    /// The client's address (rate limits count by it without an identity).
+    pub peer: Option<std::net::IpAddr>,
 }
 
 /// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
@@ -174,12 +176,13 @@ pub async fn call_tool(
         .resolved(Arc::clone(&tool.method))
         .scope(target.group)
         .transport(Transport::Mcp)
+        .from_client(target.peer)
         .input_bytes(target.input_bytes)
         .context(context);
     let execution = executor.execute(call).await;
     let result = match (&execution.result, execution.stage) {
         (Ok(value), _) => Ok(success(tool, value, target)),
-        (Err(e), Stage::Lookup | Stage::Access) => Err(ProtocolError::from_rpc(e, env)),
+        (Err(e), Stage::Lookup | Stage::Access | Stage::RateLimit) => Err(ProtocolError::from_rpc(e, env)),
         (Err(e), Stage::Validation) => match target.invalid_arguments {
             InvalidArguments::ProtocolError => Err(ProtocolError::from_rpc(e, env)),
             InvalidArguments::ToolError => Ok(tool_error(e, env, target)),

@@ -58,6 +58,9 @@ pub mod code {
     /// The caller's credential lacks a scope the method needs (HTTP's 403
     /// in the JSON-RPC server-error range).
     pub const FORBIDDEN: i32 = -32403;
+    /// The client is over its rate limit (HTTP's 429 in the JSON-RPC
+    /// server-error range); `data.extra.retryAfter` says when to retry.
+    pub const RATE_LIMITED: i32 = -32429;
 }
 
 /// The longest message, in bytes, of an error about the request (parse
@@ -234,6 +237,14 @@ impl RpcError {
             "rpc::InsufficientScope",
         )
         .with_data(json!({ "error": "insufficient_scope", "scope": scope }))
+    }
+
+    /// `-32429`: the client is over its rate of `what` ("calls", "new
+    /// sessions"); `data.extra.retryAfter` is the seconds to wait.
+    pub fn rate_limited(what: &str, retry_after: std::time::Duration) -> Self {
+        let seconds = crate::rate::retry_after_secs(retry_after);
+        RpcError::protocol(code::RATE_LIMITED, format!("Too many {what}: retry after {seconds} s"), "rpc::RateLimited")
+            .with_data(json!({ "retryAfter": seconds }))
     }
 
     /// `-32000`: the method did not finish within `limit` (`$rpc.timeout`).

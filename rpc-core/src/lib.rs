@@ -65,6 +65,7 @@ pub mod logged;
 pub mod mcp_role;
 pub mod openrpc;
 mod panic;
+pub mod rate;
 pub mod registry;
 pub mod rules;
 pub mod schema;

@@ -41,6 +41,7 @@ mod registration;
 mod security_access;
 mod security_limits;
 mod security_oauth;
+mod security_rate_limits;
 mod security_rebinding;
 mod server_limits;
 mod stores;

@@ -211,6 +211,7 @@ async fn cors_preflights_pass_without_a_token_and_responses_carry_cors_headers()
     assert_eq!(reply.headers["access-control-allow-origin"], "https://app.example");
     let exposed = reply.headers["access-control-expose-headers"].to_str().unwrap().to_ascii_lowercase();
     assert!(exposed.contains("mcp-session-id") && exposed.contains("mcp-protocol-version"), "{exposed}");
+    assert!(exposed.contains("www-authenticate") && exposed.contains("retry-after"), "{exposed}");
     // A refusal carries them too, so the page can read why.
     let (status, headers, _) = post(&server.url("/rpc"), CALL, &[("origin", "https://app.example")]).await;
     assert_eq!(status, 401);

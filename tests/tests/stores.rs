@@ -201,3 +201,28 @@ async fn entries_and_their_generation_are_read_together() {
     let store = RedisStore::connect(&redis.url).await.expect("connect").with_prefix(redis.prefix.clone());
     check(&store).await;
 }
+
+#[tokio::test]
+async fn redis_rate_counters_are_shared_between_instances_and_drain() {
+    use rpc::rate::{Rate, RateDecision};
+    use rpc::store::RateStore;
+    let Some(redis) = Redis::start() else { return };
+    let one = RedisStore::connect(&redis.url).await.expect("connect").with_prefix(redis.prefix.clone());
+    let two = RedisStore::connect(&redis.url).await.expect("connect").with_prefix(redis.prefix.clone());
+    // 4 per second: a burst of 4, then one every 250 ms, whichever instance counts.
+    let rate = Rate::per_second(4).unwrap();
+    for i in 0..4 {
+        let store: &dyn RateStore = if i % 2 == 0 { &one } else { &two };
+        assert_eq!(store.hit("rpc:rate:call:id:alice", rate).await.unwrap(), RateDecision::Allowed, "{i}");
+    }
+    let RateDecision::Limited { retry_after } = two.hit("rpc:rate:call:id:alice", rate).await.unwrap() else {
+        panic!("the fifth call within the second is over the rate, on either instance")
+    };
+    assert!(retry_after > Duration::from_millis(150) && retry_after <= Duration::from_millis(250), "{retry_after:?}");
+    assert_eq!(one.hit("rpc:rate:call:id:bob", rate).await.unwrap(), RateDecision::Allowed, "per client");
+    tokio::time::sleep(retry_after + Duration::from_millis(20)).await;
+    assert_eq!(one.hit("rpc:rate:call:id:alice", rate).await.unwrap(), RateDecision::Allowed, "drained by one");
+    // The key expires once the client is back to the present: nothing is left behind.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(CacheStore::get(&one, "rpc:rate:call:id:alice").await.unwrap(), None);
+}

@@ -56,7 +56,7 @@ impl Listener for ActivityListener {
         // Only names the registry resolved become keys, so the map stays as
         // small as the API whatever clients send.
         let method = match event.stage {
-            Stage::Request | Stage::Lookup => UNRESOLVED,
+            Stage::Request | Stage::Lookup | Stage::RateLimit => UNRESOLVED,
             _ => event.method,
         };
         self.0.count(method, |a| a.failed += 1);

@@ -114,6 +114,9 @@ pub struct Setup {
     pub shared: Option<Shared>,
     /// Where `$rpc.callback` may post responses (default: nowhere).
     pub callbacks: Callbacks,
+    /// Calls and new MCP sessions per client (default: unlimited), counted
+    /// where `shared` says (in Redis, across instances) or in this process.
+    pub rate_limits: rpc::rate::RateLimits,
     /// Settings of the MCP endpoint from a configuration file and the
     /// environment (`--config`, `MCP_*`; see [`mcp::settings`]): group
     /// `mcp`'s over the bundle-wide ones, over the catalog's own defaults.
@@ -143,6 +146,7 @@ fn configured_executor(env: Environment, setup: &Setup) -> Result<(Executor, Arc
     if let Some(shared) = &setup.shared {
         executor = executor.with_stores(shared.stores.clone());
     }
+    executor = executor.with_rate_limits(setup.rate_limits);
     Ok((executor, translations))
 }
 

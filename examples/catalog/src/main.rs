@@ -84,7 +84,7 @@ async fn setup(cli: &Cli<Options>, security: rpc::Security) -> Result<catalog::S
         Some(url) => {
             let shared =
                 catalog::Shared::redis(url, &options.redis_prefix).await.map_err(|e| format!("--redis-url: {e}"))?;
-            tracing::info!(prefix = %options.redis_prefix, "cache, locks and sessions in Redis");
+            tracing::info!(prefix = %options.redis_prefix, "cache, locks, sessions, tasks and rate counters in Redis");
             Some(shared)
         }
         None => None,
@@ -98,6 +98,7 @@ async fn setup(cli: &Cli<Options>, security: rpc::Security) -> Result<catalog::S
         translations,
         shared,
         callbacks,
+        rate_limits: cli.limits.rate_limits(),
         settings: Some(settings),
     })
 }

@@ -16,6 +16,7 @@ use futures_util::future::join_all;
 use rpc::i18n::Language;
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
 use rpc::jsonrpc::response::{join_batch, result_body};
+use rpc::rate::{self, RateKind};
 use rpc::{Execution, Identity, LogLevel, RpcError};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -143,6 +144,7 @@ async fn tool_call(
         cancel_scope: Some(Cow::Borrowed(incoming.cancel_scope.unwrap_or(&session.id))),
         silent_cancel: incoming.cancel_scope.is_some(),
         identity: incoming.caller.identity.clone(),
+        peer: incoming.caller.client,
         input_bytes: req.params.map_or(0, |p| p.get().len()),
         language: incoming.caller.language,
         conversation: Some(Cow::Borrowed(incoming.cancel_scope.unwrap_or(&session.id))),
@@ -190,6 +192,7 @@ async fn plain(
                     cancel_scope: None,
                     silent_cancel: false,
                     identity: incoming.caller.identity.clone(),
+                    peer: incoming.caller.client,
                     input_bytes: req.params.map_or(0, |p| p.get().len()),
                     language,
                     // A batch's answer is one message: no stream to ask on.
@@ -216,6 +219,7 @@ async fn plain(
                     language,
                     client: session.client_view(protocol),
                     identity: incoming.caller.identity.clone(),
+                    peer: incoming.caller.client,
                     input_bytes: req.params.map_or(0, |p| p.get().len()),
                 };
                 // Boxed: the tools/call path keeps a small future.
@@ -412,6 +416,11 @@ async fn initialize(
         Err(e) => return reply_error(e),
     };
     let negotiated = ProtocolVersion::parse_handshake(&params.protocol_version).unwrap_or(ProtocolVersion::LATEST);
+    let caller = &incoming.caller;
+    if let Some(wait) = inner.executor.throttle(RateKind::Sessions, caller.identity.as_deref(), caller.client).await {
+        let error = ProtocolError::from_rpc(&RpcError::rate_limited("new sessions", wait), env);
+        return Reply::error(Status::TooManyRequests, Some(id), &error).retry_after(rate::retry_after_secs(wait));
+    }
     let id_string = match new_session_id() {
         Ok(id) => id,
         Err(e) => return reply_error(RpcError::internal(e)),

@@ -29,6 +29,8 @@ pub(crate) struct Asked {
     pub language: Language,
     pub client: ClientView,
     pub identity: Option<Arc<Identity>>,
+    /// The client's address (rate limits count by it without an identity).
+    pub peer: Option<std::net::IpAddr>,
     pub input_bytes: usize,
 }
 
@@ -103,6 +105,7 @@ async fn run(
         .resolved(Arc::clone(method))
         .scope(&inner.group)
         .transport(Transport::Mcp)
+        .from_client(asked.peer)
         .input_bytes(asked.input_bytes)
         .context(context);
     let execution = inner.executor.execute(call).await;

@@ -304,6 +304,7 @@ async fn call(
         cancel_scope: incoming.cancel_scope.map(Cow::Borrowed),
         silent_cancel: incoming.cancel_scope.is_some(),
         identity: incoming.caller.identity.clone(),
+        peer: incoming.caller.client,
         input_bytes,
         language: incoming.caller.language,
         conversation: None,
@@ -365,6 +366,7 @@ async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_
         language: incoming.caller.language,
         client,
         identity: incoming.caller.identity.clone(),
+        peer: incoming.caller.client,
         input_bytes,
     };
     let method = &*request.method;

@@ -33,6 +33,9 @@ pub(crate) struct Finished {
     /// The scopes the caller's credential lacked for the call (its tool's
     /// `scopes(...)`): a plain reply is a 403 the client may step up from.
     pub needs_scopes: Option<&'static [&'static str]>,
+    /// The call was over its client's rate: a plain reply is a 429 with
+    /// this `Retry-After`.
+    pub retry_after: Option<u32>,
 }
 
 /// A call in progress.

@@ -51,6 +51,8 @@ pub(crate) struct ToolCall<'a> {
     pub silent_cancel: bool,
     /// Who is calling (from the transport's access policy).
     pub identity: Option<Arc<Identity>>,
+    /// The client's address (rate limits count by it without an identity).
+    pub peer: Option<std::net::IpAddr>,
     /// The size of the request's `params` in bytes.
     pub input_bytes: usize,
     /// The language of the request (the server's identity in 2026-07-28 results).
@@ -120,6 +122,7 @@ impl ToolCall<'_> {
             wanted: self.wanted,
             silent_cancel: self.silent_cancel,
             identity: self.identity,
+            peer: self.peer,
             input_bytes: self.input_bytes,
             language: self.language,
             conversation: self.conversation.map(|c| Cow::Owned(c.into_owned())),
@@ -131,10 +134,13 @@ impl ToolCall<'_> {
 }
 
 pub(crate) fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel: bool) -> Reply {
-    let Finished { response, executions, error_code, needs_scopes } = finished;
+    let Finished { response, executions, error_code, needs_scopes, retry_after } = finished;
     match response {
         Some(body) if needs_scopes.is_some() => {
             Reply::message(Status::Forbidden, body, executions).needing_scopes(needs_scopes)
+        }
+        Some(body) if let Some(seconds) = retry_after => {
+            Reply::message(Status::TooManyRequests, body, executions).retry_after(seconds)
         }
         Some(body) => Reply::message(error_code.map_or(Status::Ok, status), body, executions),
         None if silent_cancel => Reply::Accepted,
@@ -146,7 +152,13 @@ pub(crate) fn plain(status: fn(i32) -> Status, finished: Finished, silent_cancel
 fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
     let mut out = Vec::new();
     write_error(&mut out, Some(id), error);
-    Finished { response: Some(out), executions: Vec::new(), error_code: Some(error.code), needs_scopes: None }
+    Finished {
+        response: Some(out),
+        executions: Vec::new(),
+        error_code: Some(error.code),
+        needs_scopes: None,
+        retry_after: None,
+    }
 }
 
 /// Runs the call. A call with a cancel scope that does not finish at its
@@ -163,6 +175,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         cancel_scope,
         silent_cancel,
         identity,
+        peer,
         input_bytes,
         language,
         conversation,
@@ -183,6 +196,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         stateless_tail: &inner.texts(language).stateless_tail,
         input_bytes,
         task,
+        peer,
     };
     let tool = tools.get(&name);
     // The context names the method by its registered (static) name; an
@@ -223,7 +237,13 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         // conversation that asked for no answer; an HTTP exchange still
         // needs a body.
         if streaming || silent_cancel {
-            return Finished { response: None, executions: Vec::new(), error_code: None, needs_scopes: None };
+            return Finished {
+                response: None,
+                executions: Vec::new(),
+                error_code: None,
+                needs_scopes: None,
+                retry_after: None,
+            };
         }
         return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
     };
@@ -248,9 +268,21 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         }
         _ => None,
     };
+    let retry_after = match &outcome.execution {
+        Some(execution) if execution.stage == rpc::Stage::RateLimit => Some(
+            result
+                .as_ref()
+                .err()
+                .and_then(|e| e.data.as_ref())
+                .and_then(|data| data.pointer("/extra/retryAfter"))
+                .and_then(Value::as_u64)
+                .map_or(1, |s| u32::try_from(s).unwrap_or(u32::MAX)),
+        ),
+        _ => None,
+    };
     let executions = match outcome.execution {
         Some(execution) if execution.wants_response_sent() => vec![execution],
         _ => Vec::new(),
     };
-    Finished { response: Some(out), executions, error_code, needs_scopes }
+    Finished { response: Some(out), executions, error_code, needs_scopes, retry_after }
 }

@@ -61,6 +61,13 @@ pub struct Call<'a> {
     /// The longest the method may take (`$rpc.timeout`); an async method
     /// still running then is abandoned with `-32000`.
     pub timeout: Option<Duration>,
+    /// A client's call, counted against the executor's call rate (see
+    /// [`from_client`](Self::from_client)); calls the server makes itself
+    /// (a cache warm-up) are not.
+    pub metered: bool,
+    /// The client's address, which rate limits count by when the call has
+    /// no identity.
+    pub peer: Option<std::net::IpAddr>,
 }
 
 /// Parameters of at least this many bytes ([`Call::input_bytes`]) are
@@ -82,7 +89,18 @@ impl<'a> Call<'a> {
             input_bytes: 0,
             ignore_cache: false,
             timeout: None,
+            metered: false,
+            peer: None,
         }
+    }
+
+    /// A client's call, from `peer` (its address, when the transport has
+    /// one): counted against the executor's call rate, by identity, else
+    /// by address ([`crate::rate`]).
+    pub fn from_client(mut self, peer: Option<std::net::IpAddr>) -> Self {
+        self.metered = true;
+        self.peer = peer;
+        self
     }
 
     /// Skips the cache read (the fresh result is stored).
@@ -169,6 +187,8 @@ pub enum Stage {
     /// The caller's credential lacks a scope the method needs
     /// (`scopes(...)`); the method did not run.
     Access,
+    /// The client is over its call rate ([`crate::rate`]); nothing ran.
+    RateLimit,
     /// The parameters did not bind or validate; the method did not run.
     Validation,
     /// The result came from the cache (`#[rpc::cache]`); the method did not run.

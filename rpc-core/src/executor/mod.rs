@@ -19,6 +19,7 @@ use cache::{CacheSlot, Lookup};
 use log::{Shown, level_enabled, log_error, log_level};
 
 use std::future::Future;
+use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,8 +35,9 @@ use crate::descriptor::{InvokeResult, Invoked};
 use crate::error::{Environment, RpcError};
 use crate::events::{ErrorEvent, Listener, Listeners, RequestEvent};
 use crate::identity::Identity;
+use crate::rate::{RateDecision, RateKind, RateLimits, rate_key};
 use crate::registry::{Method, Registry};
-use crate::store::{CacheStore, LockStore, Stores};
+use crate::store::{CacheStore, LockStore, MemoryRates, Stores};
 
 /// The outcome of one call.
 #[derive(Debug)]
@@ -67,6 +69,9 @@ pub struct Executor {
     env: Environment,
     listeners: Listeners,
     stores: Stores,
+    rates: RateLimits,
+    /// Counts while the rate store fails.
+    rates_fallback: Arc<MemoryRates>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -81,7 +86,51 @@ impl Executor {
     /// An executor for `registry` (or an `Arc` of one) in environment `env`,
     /// with the in-process stores ([`Stores::default`]).
     pub fn new(registry: impl Into<Arc<Registry>>, env: Environment) -> Self {
-        Executor { registry: registry.into(), env, listeners: Listeners::default(), stores: Stores::default() }
+        Executor {
+            registry: registry.into(),
+            env,
+            listeners: Listeners::default(),
+            stores: Stores::default(),
+            rates: RateLimits::default(),
+            rates_fallback: Arc::new(MemoryRates::new()),
+        }
+    }
+
+    /// Limits how many calls (and MCP sessions) each client starts
+    /// ([`crate::rate`]), counted in the stores' rate counters.
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.rates = limits;
+        self
+    }
+
+    /// The rate limits.
+    pub fn rate_limits(&self) -> RateLimits {
+        self.rates
+    }
+
+    /// Counts one request of `kind` by a client (`identity`, else `peer`):
+    /// `None` when it may go on, else how long it must wait. Nothing is
+    /// counted without a limit of that kind or a client to count against;
+    /// when the rate store fails, this instance counts on its own.
+    pub async fn throttle(
+        &self,
+        kind: RateKind,
+        identity: Option<&Identity>,
+        peer: Option<IpAddr>,
+    ) -> Option<Duration> {
+        let rate = self.rates.of(kind)?;
+        let key = rate_key(kind, identity, peer)?;
+        let decision = match self.stores.rates.hit(&key, rate).await {
+            Ok(decision) => decision,
+            Err(e) => {
+                tracing::warn!(error = %e, "rate store failed: counted in this process");
+                self.rates_fallback.hit_now(&key, rate)
+            }
+        };
+        match decision {
+            RateDecision::Allowed => None,
+            RateDecision::Limited { retry_after } => Some(retry_after),
+        }
     }
 
     /// Adds an event listener; listeners run in the order they were added.
@@ -134,6 +183,13 @@ impl Executor {
 
     /// Executes one call.
     pub async fn execute(&self, mut call: Call<'_>) -> Execution {
+        if call.metered && self.rates.calls.is_some() {
+            let identity = call.identity.as_deref().or_else(|| call.context.as_ref().and_then(Context::identity));
+            if let Some(wait) = self.throttle(RateKind::Calls, identity, call.peer).await {
+                let error = RpcError::rate_limited("calls", wait);
+                return self.fail(&call, None, None, Stage::RateLimit, error).await;
+            }
+        }
         let renamed = match self.listeners.is_empty() {
             true => None,
             false => match self.on_request(&mut call).await {

@@ -25,6 +25,7 @@
 
 mod memory_cache;
 mod memory_locks;
+mod memory_rates;
 #[cfg(feature = "redis")]
 pub mod redis;
 mod results;
@@ -35,11 +36,13 @@ use std::time::Duration;
 
 pub use memory_cache::{DEFAULT_CACHE_BYTES, MemoryCache};
 pub use memory_locks::MemoryLocks;
+pub use memory_rates::{MAX_CLIENTS, MemoryRates};
 pub use results::{FIRST_STAMP, ResultRead, result_text};
 
 use serde_json::value::RawValue;
 
 use crate::future::MaybeReady;
+use crate::rate::{Rate, RateDecision};
 
 /// A store could not be reached or answered unexpectedly.
 #[derive(Debug, Clone)]
@@ -142,6 +145,16 @@ pub trait LockStore: Send + Sync + 'static {
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> MaybeReady<'a, Result<bool, StoreError>>;
 }
 
+/// Counters of rate limits ([`crate::rate`]), by client key.
+///
+/// A store that fails lets the request through on the executor's own
+/// in-process counters ([`MemoryRates`]): a rate limit protects the
+/// service, and refusing everyone while Redis is away would not.
+pub trait RateStore: Send + Sync + 'static {
+    /// Counts one request of `key` at `rate`, unless it is over the rate.
+    fn hit<'a>(&'a self, key: &'a str, rate: Rate) -> MaybeReady<'a, Result<RateDecision, StoreError>>;
+}
+
 /// The stores an executor uses (see [`Executor::with_stores`](crate::Executor::with_stores)).
 #[derive(Clone)]
 pub struct Stores {
@@ -149,6 +162,8 @@ pub struct Stores {
     pub cache: Arc<dyn CacheStore>,
     /// Where `#[rpc::lock]` locks are taken.
     pub locks: Arc<dyn LockStore>,
+    /// Where rate limits count ([`Executor::with_rate_limits`](crate::Executor::with_rate_limits)).
+    pub rates: Arc<dyn RateStore>,
 }
 
 impl fmt::Debug for Stores {
@@ -158,8 +173,13 @@ impl fmt::Debug for Stores {
 }
 
 impl Default for Stores {
-    /// In-process stores: a cache of at most [`DEFAULT_CACHE_BYTES`], and locks.
+    /// In-process stores: a cache of at most [`DEFAULT_CACHE_BYTES`], locks
+    /// and rate counters.
     fn default() -> Self {
-        Stores { cache: Arc::new(MemoryCache::new(DEFAULT_CACHE_BYTES)), locks: Arc::new(MemoryLocks::new()) }
+        Stores {
+            cache: Arc::new(MemoryCache::new(DEFAULT_CACHE_BYTES)),
+            locks: Arc::new(MemoryLocks::new()),
+            rates: Arc::new(MemoryRates::new()),
+        }
     }
 }

@@ -24,7 +24,11 @@
 //! * cache: `GET`, `MGET` (an entry and its generation stamp), `SET key
 //!   value PX ttl`, `DEL`;
 //! * locks: `SET key owner NX PX ttl`; release runs a script that deletes
-//!   the key only while it still holds the owner's token.
+//!   the key only while it still holds the owner's token;
+//! * rate limits: one script per request that reads the client's due time,
+//!   moves it on by one interval unless that is beyond the period, and
+//!   keeps it for as long as it is in the future (`PX`); time is Redis's
+//!   own (`TIME`), so instances whose clocks differ count alike.
 //!
 //! ```no_run
 //! # extern crate rpc_core as rpc;
@@ -43,7 +47,8 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
 
 use crate::future::MaybeReady;
-use crate::store::{CacheStore, LockStore, StoreError, Stores};
+use crate::rate::{Rate, RateDecision};
+use crate::store::{CacheStore, LockStore, RateStore, StoreError, Stores};
 
 /// How long a command may take before it fails.
 pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -58,6 +63,20 @@ const LATE_LOCK_RETRY: Duration = Duration::from_millis(250);
 const RELEASE: &str =
     r#"if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end"#;
 
+/// GCRA in microseconds: ARGV[1] the interval, ARGV[2] the period; returns
+/// 0 when counted, else how long to wait.
+const RATE: &str = r#"
+local t = redis.call("TIME")
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local due = tonumber(redis.call("GET", KEYS[1]) or now)
+if due < now then due = now end
+local next = due + tonumber(ARGV[1])
+local over = next - now - tonumber(ARGV[2])
+if over > 0 then return over end
+redis.call("SET", KEYS[1], string.format("%.0f", next), "PX", math.ceil((next - now) / 1000))
+return 0
+"#;
+
 /// A connection to Redis, usable as the cache and the lock store (and, in
 /// the `mcp` crate, the session store).
 #[derive(Clone)]
@@ -66,6 +85,7 @@ pub struct RedisStore {
     connection: ConnectionManager,
     prefix: Arc<str>,
     release: Arc<Script>,
+    rate: Arc<Script>,
     breaker: Arc<Breaker>,
     response_timeout: Duration,
 }
@@ -127,6 +147,7 @@ impl RedisStore {
             connection,
             prefix: Arc::from(""),
             release: Arc::new(Script::new(RELEASE)),
+            rate: Arc::new(Script::new(RATE)),
             breaker: Arc::default(),
             response_timeout: response,
         })
@@ -261,9 +282,10 @@ impl RedisStore {
         self.connection.clone()
     }
 
-    /// The cache and the locks of an executor, both in this Redis.
+    /// The cache, the locks and the rate counters of an executor, all in
+    /// this Redis.
     pub fn stores(&self) -> Stores {
-        Stores { cache: Arc::new(self.clone()), locks: Arc::new(self.clone()) }
+        Stores { cache: Arc::new(self.clone()), locks: Arc::new(self.clone()), rates: Arc::new(self.clone()) }
     }
 
     /// Checks the connection (`PING`).
@@ -344,6 +366,25 @@ impl LockStore for RedisStore {
             let mut command = self.release.key(self.key(key));
             command.arg(owner);
             Ok(self.guard("lock release", command.invoke_async::<i64>(&mut connection)).await? == 1)
+        })
+    }
+}
+
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX).max(1)
+}
+
+impl RateStore for RedisStore {
+    fn hit<'a>(&'a self, key: &'a str, rate: Rate) -> MaybeReady<'a, Result<RateDecision, StoreError>> {
+        MaybeReady::pending(async move {
+            let mut connection = self.connection.clone();
+            let mut command = self.rate.key(self.key(key));
+            command.arg(micros(rate.interval())).arg(micros(rate.period()));
+            let wait: i64 = self.guard("rate", command.invoke_async(&mut connection)).await?;
+            Ok(match u64::try_from(wait) {
+                Ok(0) | Err(_) => RateDecision::Allowed,
+                Ok(micros) => RateDecision::Limited { retry_after: Duration::from_micros(micros) },
+            })
         })
     }
 }

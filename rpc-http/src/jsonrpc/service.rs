@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -26,15 +27,16 @@ use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
-use crate::server::route::{PublicUrl, original_uri, public_url, version_and_document};
+use crate::server::route::{PeerAddr, PublicUrl, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
-use rpc_core::executor::{Call, Execution, Executor, Transport};
+use rpc_core::executor::{Call, Execution, Executor, Stage, Transport};
 use rpc_core::i18n::Translations;
 use rpc_core::jsonrpc::envelope::{self, Message};
 use rpc_core::jsonrpc::limits::JsonLimits;
 use rpc_core::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use rpc_core::jsonrpc::special;
 use rpc_core::logged::logged;
+use rpc_core::rate::RateKind;
 
 /// The methods the endpoint answers.
 const ALLOW: &str = "GET, HEAD, POST, OPTIONS";
@@ -91,6 +93,15 @@ struct Deferred {
     url: callback::CallbackUrl,
     headers: HeaderMap,
     _slot: Pending,
+}
+
+/// The seconds to announce in `Retry-After` when `execution` was refused
+/// for its client's rate.
+fn limited_for(execution: Option<&Execution>) -> Option<u32> {
+    let execution = execution.filter(|e| e.stage == Stage::RateLimit)?;
+    let error = execution.result.as_ref().err()?;
+    let seconds = error.extra().and_then(|extra| extra.get("retryAfter")).and_then(Value::as_u64);
+    Some(seconds.map_or(1, |s| u32::try_from(s).unwrap_or(u32::MAX)))
 }
 
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
@@ -245,11 +256,14 @@ impl JsonRpcService {
             Err(error) => return json_response(StatusCode::OK, error_body(None, &error, env)),
         };
         let headers = &parts.headers;
+        let peer = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
         let mut deferred = Vec::new();
+        let mut retry_after = None;
         let (out, executions) = match parsed {
             envelope::Body::Single(message) => {
-                let (out, execution, later) = self.one(version, message, &identity, headers).await;
+                let (out, execution, later) = self.one(version, message, &identity, peer, headers).await;
                 deferred.extend(later.map(|job| *job));
+                retry_after = out.as_ref().and_then(|_| limited_for(execution.as_ref()));
                 (out, execution.into_iter().collect::<Vec<_>>())
             }
             envelope::Body::Batch(items) if items.is_empty() => {
@@ -257,7 +271,7 @@ impl JsonRpcService {
                 (Some(error_body(None, &error, env)), Vec::new())
             }
             envelope::Body::Batch(items) => {
-                let answers = self.batch(version, items, &identity, headers).await;
+                let answers = self.batch(version, items, &identity, peer, headers).await;
                 let mut parts = Vec::with_capacity(answers.len());
                 // Every call has finished: each slot holds its answer.
                 for (out, execution, later) in answers.into_iter().flatten() {
@@ -267,9 +281,15 @@ impl JsonRpcService {
                 join_batch(parts)
             }
         };
-        let mut response = match out {
-            Some(bytes) => json_response(StatusCode::OK, bytes),
-            None => status_response(StatusCode::NO_CONTENT),
+        let mut response = match (out, retry_after) {
+            // A single call over its client's rate: 429, with when to retry.
+            (Some(bytes), Some(seconds)) => {
+                let mut response = json_response(StatusCode::TOO_MANY_REQUESTS, bytes);
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                response
+            }
+            (Some(bytes), None) => json_response(StatusCode::OK, bytes),
+            (None, _) => status_response(StatusCode::NO_CONTENT),
         };
         notify_when_sent(&mut response, &inner.executor, executions);
         if !deferred.is_empty() {
@@ -338,17 +358,19 @@ impl JsonRpcService {
         version: u32,
         items: Vec<Result<Message<'_>, envelope::Invalid<'_>>>,
         identity: &Option<Arc<Identity>>,
+        peer: Option<IpAddr>,
         headers: &HeaderMap,
     ) -> Vec<Option<Answer>> {
         if items.len() <= IN_PLACE {
-            let calls =
-                items.into_iter().map(|message| async { Some(self.one(version, message, identity, headers).await) });
+            let calls = items
+                .into_iter()
+                .map(|message| async move { Some(self.one(version, message, identity, peer, headers).await) });
             return join_all(calls).await;
         }
         let mut answers: Vec<Option<Answer>> = Vec::with_capacity(items.len());
         let mut running = FuturesUnordered::new();
         for (index, message) in items.into_iter().enumerate() {
-            let mut call = Box::pin(self.one(version, message, identity, headers));
+            let mut call = Box::pin(self.one(version, message, identity, peer, headers));
             match std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
                 Poll::Ready(answer) => answers.push(Some(answer)),
                 Poll::Pending => {
@@ -370,6 +392,7 @@ impl JsonRpcService {
         version: u32,
         message: Result<Message<'_>, envelope::Invalid<'_>>,
         identity: &Option<Arc<Identity>>,
+        peer: Option<IpAddr>,
         headers: &HeaderMap,
     ) -> Answer {
         let executor = &self.inner.executor;
@@ -396,6 +419,11 @@ impl JsonRpcService {
             Err(error) => return refused(error).await,
         };
         if let Some(callback) = &special.callback {
+            // Counted now, so the client hears of its rate at once; the
+            // call itself is not counted again when it runs.
+            if let Some(wait) = executor.throttle(RateKind::Calls, identity.as_deref(), peer).await {
+                return refused(RpcError::rate_limited("calls", wait)).await;
+            }
             return match self.acknowledge(version, &request, params, &special, callback, identity, headers) {
                 Ok(acknowledged) => acknowledged,
                 Err(error) => refused(error).await,
@@ -404,6 +432,7 @@ impl JsonRpcService {
         let mut call = Call::new(&request.method, version, params)
             .transport(Transport::JsonRpc)
             .identity(identity.clone())
+            .from_client(peer)
             .input_bytes(input_bytes)
             .ignore_cache(special.ignore_cache)
             .timeout(special.timeout);

@@ -43,8 +43,10 @@ impl std::fmt::Display for InvalidOrigin {
 
 impl std::error::Error for InvalidOrigin {}
 
-/// The headers a page may read from MCP responses.
-const EXPOSED: [&str; 3] = ["mcp-session-id", "mcp-protocol-version", "www-authenticate"];
+/// The headers a page may read from responses: the MCP session and
+/// revision, a challenge (OAuth clients in a browser start from it) and
+/// when to retry (429).
+const EXPOSED: [&str; 4] = ["mcp-session-id", "mcp-protocol-version", "www-authenticate", "retry-after"];
 
 impl Cors {
     /// Pages of exactly these origins (`https://app.example`,

@@ -183,6 +183,12 @@ pub struct LimitOptions {
     /// Seconds a write to a client may make no progress (a client that does not read); then the connection is closed [default: 30]
     #[arg(long, value_name = "SECONDS")]
     pub write_timeout: Option<u64>,
+    /// Calls per client (its identity, else its address), e.g. `600/min`; each call of a batch counts; over it: 429 / -32429 with Retry-After [default: none]
+    #[arg(long, value_name = "RATE", env = "RPC_RATE_CALLS", value_parser = |s: &str| s.parse::<rpc_core::rate::Rate>())]
+    pub rate_calls: Option<rpc_core::rate::Rate>,
+    /// New MCP sessions (`initialize`) per client, e.g. `30/min` [default: none]
+    #[arg(long, value_name = "RATE", env = "RPC_RATE_SESSIONS", value_parser = |s: &str| s.parse::<rpc_core::rate::Rate>())]
+    pub rate_sessions: Option<rpc_core::rate::Rate>,
 }
 
 impl LimitOptions {
@@ -207,6 +213,19 @@ impl LimitOptions {
         }
         if let Some(s) = self.write_timeout {
             limits = limits.write_timeout(secs(s));
+        }
+        limits
+    }
+
+    /// The rate limits these options describe (for
+    /// [`Executor::with_rate_limits`](rpc_core::Executor::with_rate_limits)).
+    pub fn rate_limits(&self) -> rpc_core::rate::RateLimits {
+        let mut limits = rpc_core::rate::RateLimits::new();
+        if let Some(rate) = self.rate_calls {
+            limits = limits.calls(rate);
+        }
+        if let Some(rate) = self.rate_sessions {
+            limits = limits.sessions(rate);
         }
         limits
     }
