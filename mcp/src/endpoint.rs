@@ -336,8 +336,12 @@ impl McpEndpointBuilder {
             stateless_fields: localized.iter().map(|l| stateless_list_fields(&self.config, &l.server_info)).collect(),
         });
         let scoped_callers = self.security.limits_scopes();
+        let registry = self.executor.registry();
+        let tables = registry.group_versions(&self.group).filter_map(|v| registry.version(v));
+        self.security.declare_scopes(tables.flat_map(|table| table.group(&self.group)).map(|m| &**m));
         let tools = GroupTools::build(self.executor.registry(), &self.group, &self.config, &texts, scoped_callers);
-        let features = GroupFeatures::build(self.executor.registry(), &self.group, &self.config, &texts);
+        let features =
+            GroupFeatures::build(self.executor.registry(), &self.group, &self.config, &texts, scoped_callers);
         let listen_slots = ListenSlots::new(self.config.max_listen_per_client, self.config.max_listen_streams);
         let (task_ttl, task_poll) = (self.config.task_ttl, self.config.task_poll);
         let server = McpServer {

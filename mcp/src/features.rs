@@ -32,15 +32,22 @@ pub struct GroupFeatures {
 }
 
 impl GroupFeatures {
-    /// Builds the features of `group` in every version that has methods in it.
-    pub fn build(registry: &Registry, group: &str, config: &McpConfig, texts: &Arc<ListTexts>) -> GroupFeatures {
+    /// Builds the features of `group` in every version that has methods in
+    /// it (with `scoped_callers`, lists per grant of scopes).
+    pub fn build(
+        registry: &Registry,
+        group: &str,
+        config: &McpConfig,
+        texts: &Arc<ListTexts>,
+        scoped_callers: bool,
+    ) -> GroupFeatures {
         let mut versions = BTreeMap::new();
         for version in registry.group_versions(group) {
             let Some(table) = registry.version(version) else { continue };
             let methods: Vec<&Arc<Method>> = table.group(group).collect();
             let features = Features {
-                resources: ResourceSet::build(&methods, config, texts),
-                prompts: PromptSet::build(&methods, config, texts),
+                resources: ResourceSet::build(&methods, config, texts, scoped_callers),
+                prompts: PromptSet::build(&methods, config, texts, scoped_callers),
                 completions: Completions::build(&methods),
             };
             versions.insert(version, features);

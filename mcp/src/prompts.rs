@@ -31,8 +31,8 @@ use crate::config::McpConfig;
 use crate::content::Content;
 use crate::markers;
 use crate::pages::ListTexts;
-use crate::pages::Pages;
 use crate::protocol::ProtocolVersion;
+use crate::visibility::ScopedList;
 
 /// Who speaks a prompt message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,12 +136,18 @@ impl Prompt {
 #[derive(Debug, Default)]
 pub struct PromptSet {
     prompts: HashMap<&'static str, Prompt>,
-    pages: Pages,
+    pages: ScopedList,
 }
 
 impl PromptSet {
-    /// The prompts among `methods`.
-    pub fn build(methods: &[&Arc<Method>], config: &McpConfig, texts: &Arc<ListTexts>) -> PromptSet {
+    /// The prompts among `methods`; with `scoped_callers`, a caller's list
+    /// holds what its scopes allow.
+    pub fn build(
+        methods: &[&Arc<Method>],
+        config: &McpConfig,
+        texts: &Arc<ListTexts>,
+        scoped_callers: bool,
+    ) -> PromptSet {
         let mut prompts: Vec<Prompt> = methods
             .iter()
             .filter_map(|m| {
@@ -151,9 +157,9 @@ impl PromptSet {
             .collect();
         prompts.sort_by_key(Prompt::name);
         let listed = prompts.clone();
-        let pages = Pages::build("prompts", texts, config, move |texts, language, version| {
-            listed.iter().map(|p| prompt_json(p, language, version, texts)).collect()
-        });
+        let needs = |p: &Prompt| p.method.descriptor().scopes;
+        let write = |p: &Prompt, texts: &ListTexts, language, version| prompt_json(p, language, version, texts);
+        let pages = ScopedList::build("prompts", texts, config, listed, needs, write, scoped_callers);
         PromptSet { prompts: prompts.into_iter().map(|p| (p.name(), p)).collect(), pages }
     }
 
@@ -167,9 +173,15 @@ impl PromptSet {
         self.prompts.get(name)
     }
 
-    /// The serialised `prompts/list` page.
-    pub fn page(&self, language: Language, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        self.pages.get(language, version, cursor)
+    /// The serialised `prompts/list` page `identity` sees.
+    pub fn page(
+        &self,
+        identity: Option<&rpc::Identity>,
+        language: Language,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<Bytes> {
+        self.pages.get(identity, language, version, cursor)
     }
 }
 

@@ -23,9 +23,9 @@ use serde_json::{Map, Value, json};
 use crate::config::McpConfig;
 use crate::markers;
 use crate::pages::ListTexts;
-use crate::pages::Pages;
 use crate::protocol::ProtocolVersion;
 use crate::uri_template::UriTemplate;
+use crate::visibility::ScopedList;
 
 /// How a resource method's result becomes contents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,14 +90,20 @@ impl Resource {
 pub struct ResourceSet {
     /// Literal URIs first, then templates from the most literal text down.
     resources: Vec<Resource>,
-    list: Pages,
-    templates: Pages,
+    list: ScopedList,
+    templates: ScopedList,
 }
 
 impl ResourceSet {
     /// The resources among `methods`; a URI template that does not compile
-    /// (a descriptor written by hand) is logged and left out.
-    pub fn build(methods: &[&Arc<Method>], config: &McpConfig, texts: &Arc<ListTexts>) -> ResourceSet {
+    /// (a descriptor written by hand) is logged and left out. With
+    /// `scoped_callers`, a caller's lists hold what its scopes allow.
+    pub fn build(
+        methods: &[&Arc<Method>],
+        config: &McpConfig,
+        texts: &Arc<ListTexts>,
+        scoped_callers: bool,
+    ) -> ResourceSet {
         let mut resources: Vec<Resource> = methods
             .iter()
             .filter_map(|m| {
@@ -139,12 +145,9 @@ impl ResourceSet {
         listed.sort_by_key(|r| r.spec.uri);
         let (literal, templated): (Vec<Resource>, Vec<Resource>) =
             listed.into_iter().partition(|r| r.template.is_literal());
-        let list = Pages::build("resources", texts, config, move |texts, language, version| {
-            literal.iter().map(|r| object(r, texts, language, version)).collect()
-        });
-        let templates = Pages::build("resourceTemplates", texts, config, move |texts, language, version| {
-            templated.iter().map(|r| object(r, texts, language, version)).collect()
-        });
+        let needs = |r: &Resource| r.method.descriptor().scopes;
+        let list = ScopedList::build("resources", texts, config, literal, needs, object, scoped_callers);
+        let templates = ScopedList::build("resourceTemplates", texts, config, templated, needs, object, scoped_callers);
         ResourceSet { resources, list, templates }
     }
 
@@ -163,14 +166,26 @@ impl ResourceSet {
         self.resources.iter().find(|r| r.spec.uri == template)
     }
 
-    /// The serialised `resources/list` page.
-    pub fn list_page(&self, language: Language, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        self.list.get(language, version, cursor)
+    /// The serialised `resources/list` page `identity` sees.
+    pub fn list_page(
+        &self,
+        identity: Option<&rpc::Identity>,
+        language: Language,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<Bytes> {
+        self.list.get(identity, language, version, cursor)
     }
 
-    /// The serialised `resources/templates/list` page.
-    pub fn templates_page(&self, language: Language, version: ProtocolVersion, cursor: Option<&str>) -> Option<&Bytes> {
-        self.templates.get(language, version, cursor)
+    /// The serialised `resources/templates/list` page `identity` sees.
+    pub fn templates_page(
+        &self,
+        identity: Option<&rpc::Identity>,
+        language: Language,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<Bytes> {
+        self.templates.get(identity, language, version, cursor)
     }
 }
 

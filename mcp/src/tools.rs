@@ -12,9 +12,8 @@ use serde_json::{Map, Value, json};
 
 use crate::config::McpConfig;
 pub use crate::pages::ListTexts;
-use crate::pages::Pages;
 use crate::protocol::ProtocolVersion;
-use crate::visibility::Visibility;
+use crate::visibility::ScopedList;
 
 /// A parameter mirrored into an `Mcp-Param-{header}` HTTP header (SEP-2243).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,10 +51,8 @@ impl Tool {
 pub struct ToolSet {
     endpoint: String,
     tools: HashMap<&'static str, Tool>,
-    /// Serialised `ListToolsResult` pages, of every tool.
-    pages: Pages,
-    /// Which tools a caller limited to scopes sees, when a tool needs one.
-    visibility: Option<Visibility>,
+    /// Serialised `ListToolsResult` pages, per grant of scopes.
+    pages: ScopedList,
 }
 
 impl ToolSet {
@@ -94,15 +91,12 @@ impl ToolSet {
         version: ProtocolVersion,
         cursor: Option<&str>,
     ) -> Option<Bytes> {
-        match self.visibility.as_ref().zip(identity).and_then(|(v, identity)| v.pages_for(identity)) {
-            Some(pages) => pages.get(language, version, cursor).cloned(),
-            None => self.pages.get(language, version, cursor).cloned(),
-        }
+        self.pages.get(identity, language, version, cursor)
     }
 
     /// Whether what a caller sees depends on its scopes (a tool needs one).
     pub fn is_scoped(&self) -> bool {
-        self.visibility.is_some()
+        self.pages.is_scoped()
     }
 }
 
@@ -185,31 +179,18 @@ fn build_set(
             takes_context: m.descriptor().params.iter().any(|p| !p.is_param),
         })
         .collect();
-    let listed: Arc<[Tool]> = tools.iter().cloned().collect();
-    let needs: Vec<&'static [&'static str]> = listed.iter().map(|t| t.method.descriptor().scopes).collect();
-    let writer = {
-        let (listed, texts, config) = (Arc::clone(&listed), Arc::clone(texts), config.clone());
-        move |seen: Option<Arc<[bool]>>| {
-            let (listed, list_config) = (Arc::clone(&listed), config.clone());
-            Pages::build("tools", &texts, &config, move |texts, language, version| {
-                listed
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| seen.as_ref().is_none_or(|seen| seen.get(*i).copied().unwrap_or(false)))
-                    .map(|(_, t)| list_item(t, texts, language, version, &list_config))
-                    .collect()
-            })
-        }
-    };
-    let writer = Arc::new(writer);
-    let per_grant = Arc::clone(&writer);
-    let visibility = Visibility::new(&needs, move |seen| per_grant(Some(seen)).private()).filter(|_| scoped_callers);
-    let pages = match visibility {
-        Some(_) => writer(None).private(),
-        None => writer(None),
-    };
+    let list_config = config.clone();
+    let pages = ScopedList::build(
+        "tools",
+        texts,
+        config,
+        tools.clone(),
+        |t| t.method.descriptor().scopes,
+        move |t, texts, language, version| list_item(t, texts, language, version, &list_config),
+        scoped_callers,
+    );
     let tools = tools.into_iter().map(|t| (t.method.name(), t)).collect();
-    ToolSet { endpoint, tools, pages, visibility }
+    ToolSet { endpoint, tools, pages }
 }
 
 /// One tool of a `tools/list` page, with its translated title and description.

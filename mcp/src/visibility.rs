@@ -6,9 +6,14 @@
 
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use rpc::Identity;
+use rpc::i18n::Language;
+use serde_json::Value;
 
-use crate::pages::Pages;
+use crate::config::McpConfig;
+use crate::pages::{ListTexts, Pages};
+use crate::protocol::ProtocolVersion;
 
 /// How many grants keep their pages; past that, a grant's page is written
 /// for its request and dropped (the scopes a set's tools name are few, and
@@ -97,6 +102,77 @@ impl Visibility {
     }
 }
 
+/// A list whose items may need scopes (tools, resources, templates,
+/// prompts): its pages of every item, and, when callers may be limited to
+/// scopes and an item needs one, the pages of each grant.
+#[derive(Debug, Default)]
+pub struct ScopedList {
+    pages: Pages,
+    visibility: Option<Visibility>,
+}
+
+impl ScopedList {
+    /// The list of `items` under `key`, each written by `write`, each
+    /// needing the scopes `needs` gives; with `scoped_callers`, a caller
+    /// limited to scopes sees the items it may use, and every page of a
+    /// list some item of which needs a scope is `private` to caches.
+    pub fn build<T: Send + Sync + 'static>(
+        key: &'static str,
+        texts: &Arc<ListTexts>,
+        config: &McpConfig,
+        items: Vec<T>,
+        needs: impl Fn(&T) -> &'static [&'static str],
+        write: impl Fn(&T, &ListTexts, Language, ProtocolVersion) -> Value + Send + Sync + 'static,
+        scoped_callers: bool,
+    ) -> ScopedList {
+        let required: Vec<&'static [&'static str]> = items.iter().map(needs).collect();
+        let shared = Arc::new((items, write, Arc::clone(texts), config.clone()));
+        let writer = move |seen: Option<Arc<[bool]>>| {
+            let shared = Arc::clone(&shared);
+            let (texts, config) = (Arc::clone(&shared.2), shared.3.clone());
+            Pages::build(key, &texts, &config, move |texts, language, version| {
+                let (items, write) = (&shared.0, &shared.1);
+                let seen = |i: usize| seen.as_ref().is_none_or(|seen| seen.get(i).copied().unwrap_or(false));
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| seen(*i))
+                    .map(|(_, item)| write(item, texts, language, version))
+                    .collect()
+            })
+        };
+        let writer = Arc::new(writer);
+        let per_grant = Arc::clone(&writer);
+        let visibility = match scoped_callers {
+            true => Visibility::new(&required, move |seen| per_grant(Some(seen)).private()),
+            false => None,
+        };
+        let pages = if visibility.is_some() { writer(None).private() } else { writer(None) };
+        ScopedList { pages, visibility }
+    }
+
+    /// The page `identity` sees (the items its scopes allow; every item
+    /// for a caller not limited to scopes) for `cursor`, or `None` for an
+    /// invalid cursor.
+    pub fn get(
+        &self,
+        identity: Option<&Identity>,
+        language: Language,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+    ) -> Option<Bytes> {
+        match self.visibility.as_ref().zip(identity).and_then(|(v, identity)| v.pages_for(identity)) {
+            Some(pages) => pages.get(language, version, cursor).cloned(),
+            None => self.pages.get(language, version, cursor).cloned(),
+        }
+    }
+
+    /// Whether what a caller sees depends on its scopes.
+    pub fn is_scoped(&self) -> bool {
+        self.visibility.is_some()
+    }
+}
+
 /// The bits of `scopes` in `universe` (scopes outside it are irrelevant).
 fn grant_of<'a>(universe: &[&str], scopes: impl Iterator<Item = &'a str>) -> Grant {
     let mut grant = Grant::empty(universe.len());
@@ -112,13 +188,9 @@ fn grant_of<'a>(universe: &[&str], scopes: impl Iterator<Item = &'a str>) -> Gra
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use rpc::i18n::Language;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
-    use crate::config::McpConfig;
-    use crate::pages::ListTexts;
-    use crate::protocol::ProtocolVersion;
 
     fn names(pages: &Pages) -> Value {
         let page = pages.get(Language::DEFAULT, ProtocolVersion::V2025_11_25, None).unwrap();

@@ -197,6 +197,9 @@ pub struct ResourceArgs {
     /// The MIME type of the contents.
     #[darling(default)]
     pub mime_type: Option<Str>,
+    /// OAuth scopes a caller needs to see and read the resource.
+    #[darling(default)]
+    pub scopes: Vec<LitStr>,
 }
 
 /// `#[mcp_prompt(...)]` on a method: its parameters are the prompt's arguments.
@@ -208,6 +211,9 @@ pub struct PromptArgs {
     /// Human-readable title.
     #[darling(default)]
     pub title: Option<Str>,
+    /// OAuth scopes a caller needs to see and get the prompt.
+    #[darling(default)]
+    pub scopes: Vec<LitStr>,
 }
 
 /// `#[mcp_complete(prompt = "...", argument = "...")]` or

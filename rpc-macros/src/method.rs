@@ -395,6 +395,8 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         Some(list) => list.iter().cloned().collect(),
         None => ctx.groups.clone(),
     };
+    let resource_scopes = attrs.resource.as_ref().map(|(r, _)| r.scopes.clone()).unwrap_or_default();
+    let prompt_scopes = attrs.prompt.as_ref().map(|(p, _)| p.scopes.clone()).unwrap_or_default();
     let role_attrs = crate::role::RoleAttrs {
         tool: attrs.tool.as_ref().map(|(_, s)| *s),
         resource: attrs.resource,
@@ -403,7 +405,13 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     };
     let role = crate::role::decide(role_attrs, &params, errors);
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
-    let scopes = crate::scopes::collect(&info.scopes, &tool.scopes, errors);
+    let given: [(&str, &[syn::LitStr]); 4] = [
+        ("#[rpc::info", &info.scopes),
+        ("#[mcp_tool", &tool.scopes),
+        ("#[mcp_resource", &resource_scopes),
+        ("#[mcp_prompt", &prompt_scopes),
+    ];
+    let scopes = crate::scopes::collect(&given, errors);
     let policies = Policies::check(attrs.cache, attrs.lock, attrs.invalidates, &params, errors);
     crate::tool_checks::check_hints(&tool, errors);
     if tool.starts_task.is_present() && !params.iter().any(crate::role::is_context) {

@@ -12,19 +12,22 @@ fn is_scope_token(scope: &str) -> bool {
     !scope.is_empty() && scope.bytes().all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
 }
 
-/// The method's scopes, from `#[rpc::info(scopes(...))]` or
-/// `#[mcp_tool(scopes(...))]` (one of them), each checked; duplicates are
-/// errors.
-pub fn collect(info: &[LitStr], tool: &[LitStr], errors: &mut Errors) -> Vec<String> {
-    if let (Some(_), Some(second)) = (info.first(), tool.first()) {
-        errors.push(syn::Error::new(
-            second.span(),
-            "the method's scopes are given in `#[rpc::info(scopes(...))]` already: list them in one place",
-        ));
-        return Vec::new();
+/// The method's scopes, from the one attribute of `given` (its name and
+/// its `scopes(...)`, in the order the attributes are checked) that lists
+/// them, each checked; duplicates, and scopes in two attributes, are errors.
+pub fn collect(given: &[(&str, &[LitStr])], errors: &mut Errors) -> Vec<String> {
+    let mut listed = given.iter().filter(|(_, scopes)| !scopes.is_empty());
+    let Some((_, scopes)) = listed.next() else { return Vec::new() };
+    if let Some((first, _)) = given.iter().find(|(_, scopes)| !scopes.is_empty()) {
+        for (_, again) in listed {
+            errors.push(syn::Error::new(
+                again[0].span(),
+                format!("the method's scopes are given in `{first}(scopes(...))]` already: list them in one place"),
+            ));
+        }
     }
     let mut out: Vec<String> = Vec::new();
-    for lit in info.iter().chain(tool) {
+    for lit in scopes.iter() {
         let scope = lit.value();
         if scope.is_empty() {
             errors.push(syn::Error::new(lit.span(), "an empty scope: write the scope's name, e.g. \"catalog:write\""));

@@ -591,3 +591,107 @@ async fn without_scoped_callers_every_tool_is_listed_to_everyone() {
         .await;
     assert_eq!(renamed.json["result"]["isError"], false, "{}", renamed.text);
 }
+
+mod vault {
+    use mcp::{mcp_prompt, mcp_resource};
+
+    rpc::api_group!(pub struct Vaulted => "vault", mcp = true);
+
+    /// Notes, some of them secret.
+    pub struct Vault;
+
+    #[rpc::service(groups(Vaulted))]
+    impl Vault {
+        /// Notes anyone may read.
+        #[mcp_resource(uri = "vault://notes", mime_type = "text/plain")]
+        pub fn notes(&self) -> String {
+            "public".to_owned()
+        }
+
+        /// Notes for holders of vault:read.
+        #[mcp_resource(uri = "vault://secret", mime_type = "text/plain", scopes("vault:read"))]
+        pub fn secret(&self) -> String {
+            "secret".to_owned()
+        }
+
+        /// One item, for holders of vault:read.
+        ///
+        /// # Arguments
+        /// * `id` - The item
+        #[mcp_resource(uri = "vault://items/{id}", mime_type = "text/plain")]
+        #[rpc::info(scopes("vault:read"))]
+        pub fn item(&self, id: String) -> String {
+            format!("item {id}")
+        }
+
+        /// Greets.
+        ///
+        /// # Arguments
+        /// * `name` - Who
+        #[mcp_prompt]
+        pub fn hello(&self, name: String) -> String {
+            format!("Say hello to {name}.")
+        }
+
+        /// Rotates the keys: for holders of vault:admin.
+        #[mcp_prompt(scopes("vault:admin"))]
+        pub fn rotate(&self) -> String {
+            "Rotate the keys.".to_owned()
+        }
+    }
+}
+
+#[tokio::test]
+async fn resources_and_prompts_are_listed_and_served_by_scope_too() {
+    let key = rsa(RSA1);
+    let issuer = Issuer::start(json!({"keys": [jwk(&key, Algorithm::RS256, "k1")]})).await;
+    let audience = "http://127.0.0.1:1/";
+    let policy = OAuthSettings::new(issuer.url(), audience).unwrap().discover().await.expect("the issuer is read");
+    let registry = rpc::Registry::builder().service(vault::Vault).build().expect("registry");
+    let executor = rpc::Executor::new(registry, Environment::Prod);
+    let endpoint =
+        mcp::McpEndpoint::builder::<vault::Vaulted>(executor).security(Security::new().oauth(policy)).build();
+    let server = TestServer::start(rpc::server::Router::new().nest("/mcp", endpoint)).await;
+    let modern = Modern::new(server.url("/mcp"));
+    let token = |scope: &str| {
+        let claims = with(claims(issuer.url(), audience), json!({"scope": scope}));
+        format!("Bearer {}", sign(&key, Algorithm::RS256, Some("k1"), &claims))
+    };
+    let ask = async |method: &str, params: Value, authorization: &str| {
+        let body = modern.request(method, params, json!(1));
+        modern.exchange(&body, &[("authorization", authorization)]).await
+    };
+    let names = |result: &Value, key: &str, field: &str| -> Vec<String> {
+        let items = result[key].as_array().cloned().unwrap_or_default();
+        items.iter().filter_map(|i| i[field].as_str().map(str::to_owned)).collect()
+    };
+    let (nobody, reader, admin) = (token(""), token("vault:read"), token("vault:admin vault:read"));
+
+    let list = ask("resources/list", json!({}), &nobody).await;
+    assert_eq!(names(&list.json["result"], "resources", "uri"), ["vault://notes"], "{}", list.text);
+    assert_eq!(list.json["result"]["cacheScope"], "private", "{}", list.text);
+    let list = ask("resources/list", json!({}), &reader).await;
+    assert_eq!(names(&list.json["result"], "resources", "uri"), ["vault://notes", "vault://secret"], "{}", list.text);
+    let templates = ask("resources/templates/list", json!({}), &nobody).await;
+    assert_eq!(names(&templates.json["result"], "resourceTemplates", "uriTemplate"), Vec::<String>::new());
+    let templates = ask("resources/templates/list", json!({}), &reader).await;
+    assert_eq!(names(&templates.json["result"], "resourceTemplates", "uriTemplate"), ["vault://items/{id}"]);
+    let prompts = ask("prompts/list", json!({}), &reader).await;
+    assert_eq!(names(&prompts.json["result"], "prompts", "name"), ["Vault.hello"], "{}", prompts.text);
+    let prompts = ask("prompts/list", json!({}), &admin).await;
+    assert_eq!(names(&prompts.json["result"], "prompts", "name"), ["Vault.hello", "Vault.rotate"], "{}", prompts.text);
+
+    // Reading or getting what one's scopes do not allow: -32403 naming the scope.
+    for (method, params) in [
+        ("resources/read", json!({"uri": "vault://secret"})),
+        ("resources/read", json!({"uri": "vault://items/9"})),
+        ("prompts/get", json!({"name": "Vault.rotate"})),
+    ] {
+        let refused = ask(method, params.clone(), &nobody).await;
+        assert_eq!(refused.json["error"]["code"], -32403, "{method} {params}: {}", refused.text);
+        let allowed = ask(method, params.clone(), &admin).await;
+        assert!(allowed.json.get("result").is_some(), "{method} {params}: {}", allowed.text);
+    }
+    let read = ask("resources/read", json!({"uri": "vault://secret"}), &reader).await;
+    assert_eq!(read.json["result"]["contents"][0]["text"], "secret", "{}", read.text);
+}

@@ -78,10 +78,11 @@ pub(crate) fn list(
     cursor: Option<&str>,
 ) -> Result<Vec<u8>, ProtocolError> {
     let (language, protocol) = (asked.language, asked.protocol);
+    let identity = asked.identity.as_deref();
     let page = match method {
-        "resources/list" => features.resources.list_page(language, protocol, cursor),
-        "resources/templates/list" => features.resources.templates_page(language, protocol, cursor),
-        _ => features.prompts.page(language, protocol, cursor),
+        "resources/list" => features.resources.list_page(identity, language, protocol, cursor),
+        "resources/templates/list" => features.resources.templates_page(identity, language, protocol, cursor),
+        _ => features.prompts.page(identity, language, protocol, cursor),
     };
     page.map(|p| p.to_vec()).ok_or_else(|| invalid_params("Invalid cursor"))
 }

@@ -130,6 +130,9 @@ impl JsonRpcBuilder {
                 per_language.map(|docs| (v, docs))
             })
             .collect();
+        let tables = registry.versions().filter_map(|v| registry.version(v));
+        let served = tables.flat_map(|table| table.iter()).filter(|m| scope.is_none_or(|group| m.in_group(group)));
+        self.security.declare_scopes(served.map(|m| &**m));
         JsonRpcService {
             inner: Arc::new(Inner {
                 executor: self.executor,

@@ -114,6 +114,13 @@ pub trait AccessPolicy: Send + Sync + 'static {
     fn limits_scopes(&self) -> bool {
         true
     }
+
+    /// Told by each endpoint behind the policy, when it is built, the
+    /// scopes its methods need (`scopes(...)`): an OAuth policy lists them
+    /// in its metadata's `scopes_supported`. The default ignores them.
+    fn declare_scopes(&self, scopes: &[&str]) {
+        let _ = scopes;
+    }
 }
 
 /// Decides whether a group and version is served at all; `false` makes

@@ -221,6 +221,18 @@ impl Security {
         self.inner.access.as_deref().and_then(|policy| policy.oauth_resource_metadata())
     }
 
+    /// Tells the access policy the scopes an endpoint's methods need (see
+    /// [`AccessPolicy::declare_scopes`]); endpoints do it when they are built.
+    pub fn declare_scopes<'a>(&self, methods: impl IntoIterator<Item = &'a rpc_core::Method>) {
+        let Some(policy) = self.inner.access.as_deref() else { return };
+        let mut scopes: Vec<&str> = methods.into_iter().flat_map(|m| m.descriptor().scopes.iter().copied()).collect();
+        scopes.sort_unstable();
+        scopes.dedup();
+        if !scopes.is_empty() {
+            policy.declare_scopes(&scopes);
+        }
+    }
+
     /// Whether callers may be limited to scopes (an access policy that may
     /// give such identities, see [`AccessPolicy::limits_scopes`]).
     pub fn limits_scopes(&self) -> bool {

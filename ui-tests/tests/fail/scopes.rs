@@ -19,6 +19,13 @@ impl Svc {
     #[mcp_tool(scopes("catalog:write"))]
     pub fn c(&self) {}
 
+    /// Scopes in the resource's attribute and in `#[rpc::info]`.
+    #[mcp::mcp_resource(uri = "svc://e", scopes("svc:read"))]
+    #[rpc::info(scopes("svc:read"))]
+    pub fn e(&self) -> String {
+        String::new()
+    }
+
     /// Scopes on a hidden method.
     #[rpc::info(skip, scopes("catalog:read"))]
     pub fn d(&self) {}

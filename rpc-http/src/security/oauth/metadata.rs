@@ -3,8 +3,10 @@
 //! served at `/.well-known/oauth-protected-resource` followed by the
 //! resource's path (and at the bare well-known path), to any origin.
 
+use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::future::{Ready, ready};
+use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -18,8 +20,44 @@ use crate::server::body::{ResponseBody, json_response, status_response};
 /// Where the metadata of resources of this server are (RFC 9728 §3).
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
+/// What the metadata document says, and the scopes the endpoints behind
+/// the policy declared, which `scopes_supported` lists after the
+/// configured ones.
+#[derive(Debug)]
+pub(super) struct Described {
+    resource: String,
+    issuer: String,
+    configured: Vec<String>,
+    name: Option<String>,
+    declared: BTreeSet<String>,
+    document: Bytes,
+}
+
+impl Described {
+    pub(super) fn new(resource: String, issuer: String, configured: Vec<String>, name: Option<String>) -> Self {
+        let document = document(&resource, &issuer, &configured, name.as_deref());
+        Described { resource, issuer, configured, name, declared: BTreeSet::new(), document }
+    }
+
+    /// Adds `scopes` (an endpoint's methods need them); the document is
+    /// written again when one is new.
+    fn declare(&mut self, scopes: &[&str]) {
+        let mut added = false;
+        for scope in scopes {
+            if !self.configured.iter().any(|s| s == scope) {
+                added |= self.declared.insert((*scope).to_owned());
+            }
+        }
+        if added {
+            let mut all = self.configured.clone();
+            all.extend(self.declared.iter().cloned());
+            self.document = document(&self.resource, &self.issuer, &all, self.name.as_deref());
+        }
+    }
+}
+
 /// The metadata document of `resource`.
-pub(super) fn document(resource: &str, issuer: &str, scopes: &[String], name: Option<&str>) -> Bytes {
+fn document(resource: &str, issuer: &str, scopes: &[String], name: Option<&str>) -> Bytes {
     let mut document = json!({
         "resource": resource,
         "authorization_servers": [issuer],
@@ -47,12 +85,22 @@ pub(super) fn url_of(resource: &Url) -> String {
 /// under it; any origin may read it (it is public).
 #[derive(Clone, Debug)]
 pub struct MetadataService {
-    pub(super) document: Bytes,
+    pub(super) described: Arc<RwLock<Described>>,
     /// The resource's path without its trailing `/` (empty for an origin).
     pub(super) resource_path: String,
 }
 
 impl MetadataService {
+    /// The document as it is now.
+    pub(super) fn document(&self) -> Bytes {
+        self.described.read().unwrap_or_else(std::sync::PoisonError::into_inner).document.clone()
+    }
+
+    /// Lists `scopes` in `scopes_supported` (see [`Described`]).
+    pub(super) fn declare(&self, scopes: &[&str]) {
+        self.described.write().unwrap_or_else(std::sync::PoisonError::into_inner).declare(scopes);
+    }
+
     fn serves(&self, rest: &str) -> bool {
         let rest = rest.trim_end_matches('/');
         rest.is_empty()
@@ -65,7 +113,7 @@ impl MetadataService {
         let mut response = if !self.serves(path) {
             json_response(StatusCode::NOT_FOUND, r#"{"error":"no protected resource at this path"}"#)
         } else if method == Method::GET || method == Method::HEAD {
-            let mut response = json_response(StatusCode::OK, self.document.clone());
+            let mut response = json_response(StatusCode::OK, self.document());
             response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("public, max-age=300"));
             response
         } else if method == Method::OPTIONS {
@@ -111,13 +159,33 @@ mod tests {
             url_of(&Url::parse("https://api.example/mcp/").unwrap()),
             "https://api.example/.well-known/oauth-protected-resource/mcp"
         );
-        let service = MetadataService { document: Bytes::from_static(b"{}"), resource_path: "/mcp".into() };
+        let described = |configured: Vec<String>| {
+            Arc::new(RwLock::new(Described::new(
+                "https://api.example/mcp".into(),
+                "https://as".into(),
+                configured,
+                None,
+            )))
+        };
+        let service = MetadataService { described: described(vec!["a:read".into()]), resource_path: "/mcp".into() };
         assert!(service.serves("/") && service.serves("") && service.serves("/mcp") && service.serves("/mcp/v1"));
         assert!(!service.serves("/mcpx") && !service.serves("/rpc"));
-        let root = MetadataService { document: Bytes::from_static(b"{}"), resource_path: String::new() };
+        let root = MetadataService { described: described(Vec::new()), resource_path: String::new() };
         assert!(root.serves("/mcp/v1") && root.serves("/rpc"));
         assert_eq!(service.answer(&Method::GET, "/mcp/v1").status(), StatusCode::OK);
         assert_eq!(service.answer(&Method::POST, "/mcp").status(), StatusCode::METHOD_NOT_ALLOWED);
         assert_eq!(service.answer(&Method::GET, "/other").status(), StatusCode::NOT_FOUND);
+        let scopes = |service: &MetadataService| {
+            let document: serde_json::Value = serde_json::from_slice(&service.document()).unwrap();
+            document.get("scopes_supported").cloned()
+        };
+        assert_eq!(scopes(&root), None);
+        service.declare(&["b:write", "a:read", "a:admin"]);
+        service.declare(&["b:write"]);
+        assert_eq!(
+            scopes(&service),
+            Some(json!(["a:read", "a:admin", "b:write"])),
+            "configured, then declared, sorted"
+        );
     }
 }

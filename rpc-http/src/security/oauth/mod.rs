@@ -263,24 +263,6 @@ impl std::fmt::Debug for OAuthPolicy {
     }
 }
 
-/// `configured`, then every scope an annotated method of the program needs
-/// (`scopes(...)`), sorted: what the metadata's `scopes_supported` lists.
-fn with_declared_scopes(configured: &[String]) -> Vec<String> {
-    let mut declared: Vec<&str> = rpc_core::descriptor::all_services()
-        .flat_map(|service| service.method_slots.iter().flatten())
-        .flat_map(|method| method.scopes.iter().copied())
-        .collect();
-    declared.sort_unstable();
-    declared.dedup();
-    let mut scopes = configured.to_vec();
-    for scope in declared {
-        if !scopes.iter().any(|s| s == scope) {
-            scopes.push(scope.to_owned());
-        }
-    }
-    scopes
-}
-
 impl OAuthPolicy {
     fn new(settings: OAuthSettings, keys: KeySet) -> Self {
         let leeway = settings.leeway.as_secs();
@@ -290,14 +272,14 @@ impl OAuthPolicy {
             .map(|a| (*a, token::validation(*a, &settings.issuer_text, &settings.audience_text, leeway)))
             .collect();
         let metadata_url = metadata::url_of(&settings.audience);
-        let scopes = with_declared_scopes(&settings.scopes_supported);
+        let described = metadata::Described::new(
+            settings.audience_text.clone(),
+            settings.issuer_text.clone(),
+            settings.scopes_supported.clone(),
+            settings.resource_name.clone(),
+        );
         let metadata = MetadataService {
-            document: metadata::document(
-                &settings.audience_text,
-                &settings.issuer_text,
-                &scopes,
-                settings.resource_name.as_deref(),
-            ),
+            described: Arc::new(std::sync::RwLock::new(described)),
             resource_path: settings.audience.path().trim_end_matches('/').to_owned(),
         };
         let required = settings.required_scopes.join(" ");
@@ -338,7 +320,7 @@ impl OAuthPolicy {
 
     /// The protected-resource metadata document (JSON).
     pub fn metadata_document(&self) -> Bytes {
-        self.inner.metadata.document.clone()
+        self.inner.metadata.document()
     }
 
     /// Serves the metadata: mount it at [`METADATA_PATH`] (the bundled
@@ -435,6 +417,10 @@ impl AccessPolicy for OAuthPolicy {
 
     fn oauth_resource_metadata(&self) -> Option<&str> {
         Some(&self.inner.metadata_url)
+    }
+
+    fn declare_scopes(&self, scopes: &[&str]) {
+        self.inner.metadata.declare(scopes);
     }
 
     fn insufficient_scope(&self, identity: &Identity, needed: &[&str]) -> Option<http::HeaderValue> {
