@@ -106,6 +106,10 @@ pub struct ServiceArgs {
     /// No "has no description" warning for the block's methods.
     #[darling(default)]
     pub undocumented: Flag,
+    /// OAuth scopes every method of the block needs (a method's own
+    /// `scopes(...)` add to them).
+    #[darling(default)]
+    pub scopes: Vec<LitStr>,
     /// Path of the `rpc` crate, for frameworks that re-export it.
     #[darling(default, rename = "crate")]
     pub krate: Option<CratePath>,

@@ -30,6 +30,7 @@ struct MarkerArgs {
     separator: LitStr,
     groups: Vec<syn::Path>,
     undocumented: bool,
+    scopes: Vec<LitStr>,
     raw: RawAttrs,
 }
 
@@ -60,6 +61,11 @@ impl Parse for MarkerArgs {
         input.parse::<Token![,]>()?;
         key(input, "undocumented")?;
         let undocumented: LitBool = input.parse()?;
+        input.parse::<Token![,]>()?;
+        key(input, "scopes")?;
+        let content;
+        syn::bracketed!(content in input);
+        let scopes: Punctuated<LitStr, Token![,]> = Punctuated::parse_terminated(&content)?;
         let mut raw = RawAttrs::default();
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
@@ -84,6 +90,7 @@ impl Parse for MarkerArgs {
             separator,
             groups: groups.into_iter().collect(),
             undocumented: undocumented.value,
+            scopes: scopes.into_iter().collect(),
             raw,
         })
     }
@@ -113,6 +120,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         separator: args.separator,
         groups: args.groups,
         undocumented: args.undocumented,
+        scopes: args.scopes,
     };
     let candidate = method::is_candidate(&f);
     let slot = slot_ident(&f.sig.ident);

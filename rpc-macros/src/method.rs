@@ -32,6 +32,8 @@ pub struct ServiceCtx {
     pub separator: LitStr,
     pub groups: Vec<syn::Path>,
     pub undocumented: bool,
+    /// `#[rpc::service(scopes(...))]`: every method needs them, checked.
+    pub scopes: Vec<LitStr>,
 }
 
 /// `#[rpc::info]` / `#[mcp_tool]` arguments of one method, as tokens,
@@ -411,7 +413,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         ("#[mcp_resource", &resource_scopes),
         ("#[mcp_prompt", &prompt_scopes),
     ];
-    let scopes = crate::scopes::collect(&given, errors);
+    let scopes = crate::scopes::with_service(&ctx.scopes, crate::scopes::collect(&given, errors), errors);
     let policies = Policies::check(attrs.cache, attrs.lock, attrs.invalidates, &params, errors);
     crate::tool_checks::check_hints(&tool, errors);
     if tool.starts_task.is_present() && !params.iter().any(crate::role::is_context) {

@@ -15,7 +15,7 @@ fn is_scope_token(scope: &str) -> bool {
 /// The method's scopes, from the one attribute of `given` (its name and
 /// its `scopes(...)`, in the order the attributes are checked) that lists
 /// them, each checked; duplicates, and scopes in two attributes, are errors.
-pub fn collect(given: &[(&str, &[LitStr])], errors: &mut Errors) -> Vec<String> {
+pub fn collect(given: &[(&str, &[LitStr])], errors: &mut Errors) -> Vec<LitStr> {
     let mut listed = given.iter().filter(|(_, scopes)| !scopes.is_empty());
     let Some((_, scopes)) = listed.next() else { return Vec::new() };
     if let Some((first, _)) = given.iter().find(|(_, scopes)| !scopes.is_empty()) {
@@ -26,7 +26,7 @@ pub fn collect(given: &[(&str, &[LitStr])], errors: &mut Errors) -> Vec<String> 
             ));
         }
     }
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<LitStr> = Vec::new();
     for lit in scopes.iter() {
         let scope = lit.value();
         if scope.is_empty() {
@@ -44,13 +44,39 @@ pub fn collect(given: &[(&str, &[LitStr])], errors: &mut Errors) -> Vec<String> 
                     "`{scope}` is not an OAuth scope (RFC 6749 §3.3): use printable ASCII without spaces, `\"` and `\\`"
                 ),
             ));
-        } else if out.contains(&scope) {
+        } else if out.iter().any(|seen| seen.value() == scope) {
             errors.push(syn::Error::new(lit.span(), format!("scope `{scope}` is listed twice: remove one")));
+        } else {
+            out.push(lit.clone());
+        }
+    }
+    out
+}
+
+/// The service's scopes (`#[rpc::service(scopes(...))]`, checked once at
+/// the block), then the method's own; a method repeating one of the
+/// service's is an error on the method's.
+pub fn with_service(service: &[LitStr], own: Vec<LitStr>, errors: &mut Errors) -> Vec<String> {
+    let mut out: Vec<String> = service.iter().map(LitStr::value).collect();
+    for lit in own {
+        let scope = lit.value();
+        if out.contains(&scope) {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!(
+                    "scope `{scope}` is required by the whole service already (`#[rpc::service(scopes(...))]`): remove it here"
+                ),
+            ));
         } else {
             out.push(scope);
         }
     }
     out
+}
+
+/// Checks the service's `scopes(...)`: the valid ones (errors for the others).
+pub fn check_service(scopes: &[LitStr], errors: &mut Errors) -> Vec<LitStr> {
+    collect(&[("#[rpc::service", scopes)], errors)
 }
 
 #[cfg(test)]

@@ -85,6 +85,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         separator,
         groups: args.groups.iter().cloned().collect(),
         undocumented: args.undocumented.is_present(),
+        scopes: crate::scopes::check_service(&args.scopes, &mut errors),
     };
 
     let mut methods = Vec::new();
@@ -225,6 +226,7 @@ fn marker(ctx: &ServiceCtx, raw: RawAttrs) -> syn::Attribute {
     let separator = &ctx.separator;
     let groups = &ctx.groups;
     let undocumented = ctx.undocumented;
+    let scopes = &ctx.scopes;
     let mut entries = TokenStream::new();
     for (kind, span, tokens) in raw.entries() {
         let key = Ident::new(kind, span);
@@ -232,6 +234,6 @@ fn marker(ctx: &ServiceCtx, raw: RawAttrs) -> syn::Attribute {
     }
     syn::parse_quote! {
         #[#k::__rpc_method(krate = #root, alias = #alias, separator = #separator, groups = [#(#groups),*],
-            undocumented = #undocumented #entries)]
+            undocumented = #undocumented, scopes = [#(#scopes),*] #entries)]
     }
 }

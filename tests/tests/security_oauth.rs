@@ -639,6 +639,18 @@ mod vault {
             "Rotate the keys.".to_owned()
         }
     }
+
+    /// The archive: every method needs vault:archive.
+    pub struct Archive;
+
+    #[rpc::service(groups(Vaulted), scopes("vault:archive"))]
+    impl Archive {
+        /// Archived notes, for holders of vault:archive and vault:read.
+        #[mcp_resource(uri = "vault://archive", mime_type = "text/plain", scopes("vault:read"))]
+        pub fn archived(&self) -> String {
+            "archived".to_owned()
+        }
+    }
 }
 
 #[tokio::test]
@@ -647,7 +659,7 @@ async fn resources_and_prompts_are_listed_and_served_by_scope_too() {
     let issuer = Issuer::start(json!({"keys": [jwk(&key, Algorithm::RS256, "k1")]})).await;
     let audience = "http://127.0.0.1:1/";
     let policy = OAuthSettings::new(issuer.url(), audience).unwrap().discover().await.expect("the issuer is read");
-    let registry = rpc::Registry::builder().service(vault::Vault).build().expect("registry");
+    let registry = rpc::Registry::builder().service(vault::Vault).service(vault::Archive).build().expect("registry");
     let executor = rpc::Executor::new(registry, Environment::Prod);
     let endpoint =
         mcp::McpEndpoint::builder::<vault::Vaulted>(executor).security(Security::new().oauth(policy)).build();
@@ -694,4 +706,17 @@ async fn resources_and_prompts_are_listed_and_served_by_scope_too() {
     }
     let read = ask("resources/read", json!({"uri": "vault://secret"}), &reader).await;
     assert_eq!(read.json["result"]["contents"][0]["text"], "secret", "{}", read.text);
+
+    // A service's scopes add to each of its methods' own.
+    let archivist = token("vault:archive vault:read");
+    let list = ask("resources/list", json!({}), &archivist).await;
+    assert!(names(&list.json["result"], "resources", "uri").contains(&"vault://archive".to_owned()), "{}", list.text);
+    for partial in [&reader, &token("vault:archive")] {
+        let list = ask("resources/list", json!({}), partial).await;
+        assert!(!names(&list.json["result"], "resources", "uri").contains(&"vault://archive".to_owned()));
+        let refused = ask("resources/read", json!({"uri": "vault://archive"}), partial).await;
+        assert_eq!(refused.json["error"]["code"], -32403, "{}", refused.text);
+    }
+    let read = ask("resources/read", json!({"uri": "vault://archive"}), &archivist).await;
+    assert_eq!(read.json["result"]["contents"][0]["text"], "archived", "{}", read.text);
 }

@@ -31,4 +31,14 @@ impl Svc {
     pub fn d(&self) {}
 }
 
+pub struct Admin;
+
+// A bad scope of the whole service, and a method repeating a service scope.
+#[rpc::service(scopes("admin:all", "admin all"))]
+impl Admin {
+    /// Repeats the service's scope.
+    #[rpc::info(scopes("admin:all", "admin:extra"))]
+    pub fn f(&self) {}
+}
+
 fn main() {}
