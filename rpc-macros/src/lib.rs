@@ -19,6 +19,7 @@ mod policies;
 mod role;
 mod rules;
 mod scopes;
+mod seconds;
 mod service;
 mod spans;
 mod tool_checks;

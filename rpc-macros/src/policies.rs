@@ -11,7 +11,8 @@ use syn::{Lit, LitStr, Meta};
 
 use crate::errors::Errors;
 use crate::param::Param;
-use crate::values::{Str, kind_of, literal_of};
+use crate::seconds::Seconds;
+use crate::values::{Str, kind_of};
 
 /// The closest of `candidates` to `name`, as a "; did you mean" suffix.
 pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
@@ -22,34 +23,6 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| format!("; did you mean `{c}`?"))
         .unwrap_or_default()
-}
-
-/// A number of seconds from 1 (`ttl = 60`).
-#[derive(Debug, Clone, Copy)]
-pub struct Seconds {
-    pub value: u64,
-}
-
-impl FromMeta for Seconds {
-    fn from_meta(meta: &Meta) -> darling::Result<Self> {
-        let key = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
-        match literal_of(meta)? {
-            Lit::Int(i) => match i.base10_parse::<u64>() {
-                Ok(value) if value >= 1 => Ok(Seconds { value }),
-                _ => Err(darling::Error::custom(format!("`{key}` is a whole number of seconds from 1")).with_span(i)),
-            },
-            Lit::Str(s) => Err(darling::Error::custom(format!(
-                "expected a whole number of seconds for `{key}`, found a string: write e.g. `{key} = 300` \
-                 (no units, no quotes)"
-            ))
-            .with_span(s)),
-            other => Err(darling::Error::custom(format!(
-                "expected a whole number of seconds for `{key}`, found {}: write e.g. `{key} = 60`",
-                kind_of(other)
-            ))
-            .with_span(other)),
-        }
-    }
 }
 
 /// The environment names `env(..)` takes, with the `Environment` variants.
@@ -108,9 +81,13 @@ impl FromMeta for EnvList {
 /// `#[rpc::cache(ttl = 60, env(prod, dev))]` on a method.
 #[derive(Debug, Default, FromMeta)]
 pub struct CacheArgs {
-    /// Seconds a result is served from the cache (required).
+    /// How long a result is served from the cache (required): seconds,
+    /// or with a unit (`5m`, `1h`, `"1h30m"`).
     #[darling(default)]
     pub ttl: Option<Seconds>,
+    /// The same, in seconds only.
+    #[darling(default)]
+    pub ttl_secs: Option<Seconds>,
     /// Environments caching applies in; default `prod` only.
     #[darling(default)]
     pub env: Option<EnvList>,
@@ -122,9 +99,13 @@ pub struct LockArgs {
     /// The parameter whose value keys the lock; default: one lock per method.
     #[darling(default)]
     pub param: Option<Str>,
-    /// Seconds the lock holds at most; default 30.
+    /// How long the lock holds at most (default 30 s): seconds, or with a
+    /// unit (`2m`).
     #[darling(default)]
     pub ttl: Option<Seconds>,
+    /// The same, in seconds only.
+    #[darling(default)]
+    pub ttl_secs: Option<Seconds>,
 }
 
 /// `#[rpc::invalidates("Catalog.get", "Catalog.search", warm_up)]` on a method.
@@ -214,6 +195,14 @@ pub struct Policies {
 /// The default `#[rpc::lock]` ttl, in seconds.
 const DEFAULT_LOCK_TTL: u64 = 30;
 
+/// `ttl` or `ttl_secs`, not both.
+fn one_ttl(ttl: Option<Seconds>, ttl_secs: Option<Seconds>, errors: &mut Errors) -> Option<Seconds> {
+    if let (Some(_), Some(second)) = (ttl, ttl_secs) {
+        errors.push(syn::Error::new(second.span, "give `ttl` or `ttl_secs`, not both: remove one"));
+    }
+    ttl.or(ttl_secs)
+}
+
 impl Policies {
     /// Checks the parsed attributes against the method's parameters.
     pub fn check(
@@ -225,7 +214,7 @@ impl Policies {
     ) -> Policies {
         let mut out = Policies::default();
         if let Some((args, span)) = cache {
-            match args.ttl {
+            match one_ttl(args.ttl, args.ttl_secs, errors) {
                 Some(ttl) => {
                     let envs = args.env.map_or_else(|| vec!["Prod"], |e| e.variants);
                     out.cache = Some((ttl.value, envs));
@@ -239,7 +228,8 @@ impl Policies {
         }
         if let Some((args, _)) = lock {
             let param = args.param.and_then(|lit| check_lock_param(&lit.0, params, errors).then(|| lit.value()));
-            out.lock = Some((param, args.ttl.map_or(DEFAULT_LOCK_TTL, |t| t.value)));
+            let ttl = one_ttl(args.ttl, args.ttl_secs, errors);
+            out.lock = Some((param, ttl.map_or(DEFAULT_LOCK_TTL, |t| t.value)));
         }
         for (args, span) in invalidates {
             if args.methods.is_empty() {

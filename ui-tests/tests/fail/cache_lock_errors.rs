@@ -15,8 +15,9 @@ impl Svc {
     #[rpc::cache(ttl = 60, env(prod, staging, tset))]
     pub fn c(&self) {}
 
-    /// A ttl with units.
-    #[rpc::cache(ttl = "5m")]
+    /// An unknown unit, in a number and in a text.
+    #[rpc::cache(ttl = 5mn)]
+    #[rpc::lock(ttl = "5 fortnights")]
     pub fn d(&self) {}
 
     /// Twice.
@@ -43,6 +44,25 @@ impl Svc {
     /// Unknown cache key.
     #[rpc::cache(tll = 60)]
     pub fn i(&self) {}
+}
+
+pub struct Durations;
+
+#[rpc::service]
+impl Durations {
+    /// Milliseconds, a fraction, both keys, units in `ttl_secs`.
+    #[rpc::cache(ttl = 500ms)]
+    #[rpc::lock(ttl = 1.5h)]
+    pub fn a(&self) {}
+
+    /// Both keys.
+    #[rpc::cache(ttl = 5m, ttl_secs = 300)]
+    #[rpc::lock(ttl_secs = 2m)]
+    pub fn b(&self) {}
+
+    /// Zero with a unit.
+    #[rpc::cache(ttl = 0h)]
+    pub fn c(&self) {}
 }
 
 fn main() {}

@@ -47,6 +47,17 @@ impl Books {
         let _ = (id, ctx);
     }
 
+    /// Durations with units: a bare number is seconds.
+    #[rpc::cache(ttl = 5m)]
+    #[rpc::lock(ttl = "1h30m")]
+    pub fn units(&self) {}
+
+    /// Durations in seconds, by name; a unit within a deferred method.
+    #[rpc::cache(ttl_secs = 90)]
+    #[rpc::lock(ttl = 2h)]
+    #[tool(read_only_hint)]
+    pub fn seconds(&self) {}
+
     /// Rebuilds the index.
     #[rpc::lock]
     #[tool(destructive_hint)]
@@ -86,4 +97,10 @@ pub fn main() {
     assert_eq!(reindex.lock, Some(LockPolicy { param: None, ttl_secs: 30 }));
     assert_eq!(reindex.invalidates, &[Relation { method: "Books.search", warm_up: false }]);
     assert_eq!(reindex.tool.destructive_hint, Some(true));
+    let units = registry.method(1, "Books.units", None).expect("units").descriptor();
+    assert_eq!(units.cache.map(|c| c.ttl_secs), Some(300), "5m is five minutes");
+    assert_eq!(units.lock, Some(LockPolicy { param: None, ttl_secs: 5400 }));
+    let seconds = registry.method(1, "Books.seconds", None).expect("seconds").descriptor();
+    assert_eq!(seconds.cache.map(|c| c.ttl_secs), Some(90));
+    assert_eq!(seconds.lock.map(|l| l.ttl_secs), Some(7200));
 }
