@@ -32,6 +32,10 @@ pub trait ApiGroup: 'static {
     /// The crate that declared the group ([`api_group!`] records it): the
     /// name and version a server publishing the group gives by default.
     const PACKAGE: Package = Package::UNKNOWN;
+    /// Where the group was declared (`Mcp at src/groups.rs:3`, recorded by
+    /// [`api_group!`]): two groups of one name in one registry are an
+    /// error naming both.
+    const DECLARED_AT: &'static str = "";
 }
 
 /// A crate's name and version, as Cargo gives them (`CARGO_PKG_NAME`,
@@ -68,12 +72,14 @@ pub struct GroupRef {
     pub mcp: bool,
     /// The crate that declared the group.
     pub package: Package,
+    /// Where the group type was declared ([`ApiGroup::DECLARED_AT`]).
+    pub declared_at: &'static str,
 }
 
 impl GroupRef {
     /// The metadata of group type `G`.
     pub const fn of<G: ApiGroup>() -> GroupRef {
-        GroupRef { name: G::NAME, mcp: G::MCP, package: G::PACKAGE }
+        GroupRef { name: G::NAME, mcp: G::MCP, package: G::PACKAGE, declared_at: G::DECLARED_AT }
     }
 }
 
@@ -94,6 +100,8 @@ macro_rules! api_group {
             $(const MCP: bool = $mcp;)?
             const PACKAGE: $crate::Package =
                 $crate::Package::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"));
+            const DECLARED_AT: &'static str =
+                ::core::concat!(::core::stringify!($name), " at ", ::core::file!(), ":", ::core::line!());
         }
     };
 }

@@ -311,6 +311,7 @@ impl RegistryBuilder {
         for (version, table) in &versions {
             problems.extend(relation_problems(*version, table));
         }
+        problems.extend(group_problems(&versions));
 
         if !problems.is_empty() {
             return Err(RegistryError { problems });
@@ -322,6 +323,43 @@ impl RegistryBuilder {
             })
             .collect();
         Ok(Registry { versions, invalidated })
+    }
+}
+
+/// Groups of one name declared twice (two `api_group!` with the same name,
+/// e.g. a copy-pasted declaration): their methods would be served as one
+/// group, a back-office method to AI agents among them.
+fn group_problems(versions: &BTreeMap<u32, VersionTable>) -> Vec<String> {
+    let mut seen: BTreeMap<&str, crate::group::GroupRef> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let groups = versions.values().flat_map(|t| t.iter()).flat_map(|m| m.descriptor.groups.iter());
+    for group in groups {
+        match seen.get(group.name) {
+            None => {
+                seen.insert(group.name, *group);
+            }
+            Some(first) if first == group => {}
+            Some(first) => {
+                let problem = format!(
+                    "group \"{}\" is declared twice: {} and {}; their methods would be served as one group: rename one",
+                    group.name,
+                    declaration(first),
+                    declaration(group)
+                );
+                if !problems.contains(&problem) {
+                    problems.push(problem);
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Where `group` was declared, for messages.
+fn declaration(group: &crate::group::GroupRef) -> String {
+    match group.declared_at {
+        "" => format!("a hand-written `ApiGroup` (mcp = {})", group.mcp),
+        at => at.to_owned(),
     }
 }
 

@@ -58,3 +58,43 @@ async fn version_two_without_version_one_says_which_type_to_add() {
     assert!(registry.method(2, "Catalog.list", None).is_none(), "removed in version 2");
     assert!(registry.method(2, "Catalog.get", None).is_some(), "inherited from version 1");
 }
+
+mod copied_group {
+    rpc::api_group!(pub struct Agents => "agents", mcp = true);
+    // Copy-pasted, the name left as it was: the admin methods would be served to agents.
+    rpc::api_group!(pub struct Admin => "agents");
+
+    pub struct Tools;
+    #[rpc::service(groups(Agents))]
+    impl Tools {
+        /// Searches.
+        pub fn search(&self) {}
+    }
+
+    pub struct Back;
+    #[rpc::service(groups(Admin))]
+    impl Back {
+        /// Drops everything.
+        pub fn purge(&self) {}
+    }
+}
+
+#[test]
+fn two_groups_of_one_name_are_refused_naming_both_declarations() {
+    let error = Registry::builder()
+        .service(copied_group::Tools)
+        .service(copied_group::Back)
+        .build()
+        .expect_err("two groups named agents");
+    let problem = error.problems().iter().find(|p| p.contains("declared twice")).expect("the group problem");
+    assert!(problem.contains("group \"agents\""), "{problem}");
+    assert!(
+        problem.contains("Agents at tests/tests/registration.rs:")
+            || problem.contains("Agents at tests/registration.rs:"),
+        "{problem}"
+    );
+    assert!(problem.contains("Admin at "), "{problem}");
+    // Each alone is fine.
+    assert!(Registry::builder().service(copied_group::Tools).build().is_ok());
+    assert!(Registry::builder().service(copied_group::Back).build().is_ok());
+}
