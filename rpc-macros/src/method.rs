@@ -406,6 +406,14 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         complete: attrs.complete,
     };
     let role = crate::role::decide(role_attrs, &params, errors);
+    let destructive = attrs.tool.as_ref().and_then(|(t, _)| crate::attrs::hint(t.destructive_hint));
+    let cache_span = attrs.cache.as_ref().map(|(_, span)| *span);
+    let writes = crate::policies::Writes {
+        lock: attrs.lock.is_some(),
+        invalidates: !attrs.invalidates.is_empty(),
+        destructive: destructive == Some(true),
+    };
+    crate::policies::refuse_cached_writes(cache_span, writes, errors);
     let tool = attrs.tool.map(|(t, _)| t).unwrap_or_default();
     let given: [(&str, &[syn::LitStr]); 4] = [
         ("#[rpc::info", &info.scopes),

@@ -195,6 +195,38 @@ pub struct Policies {
 /// The default `#[rpc::lock]` ttl, in seconds.
 const DEFAULT_LOCK_TTL: u64 = 30;
 
+/// What makes a method a write.
+#[derive(Debug, Clone, Copy)]
+pub struct Writes {
+    /// It takes a lock.
+    pub lock: bool,
+    /// It invalidates cached results of other methods.
+    pub invalidates: bool,
+    /// It is declared destructive.
+    pub destructive: bool,
+}
+
+/// A cached method is answered from the cache without running: one that
+/// writes (takes a lock, invalidates other results, is destructive) would
+/// not write on a repeated call. An error on `#[rpc::cache]`.
+pub fn refuse_cached_writes(cache: Option<Span>, writes: Writes, errors: &mut Errors) {
+    let Some(cache_span) = cache else { return };
+    let write = [
+        writes.lock.then_some("takes a lock (`#[rpc::lock]`)"),
+        writes.invalidates.then_some("invalidates cached results (`#[rpc::invalidates]`)"),
+        writes.destructive.then_some("is destructive (`destructive_hint`)"),
+    ];
+    if let Some(why) = write.into_iter().flatten().next() {
+        errors.push(syn::Error::new(
+            cache_span,
+            format!(
+                "a cached method is answered from the cache without running, and this one {why}: it writes, \
+                 and a repeated call would skip the write; remove `#[rpc::cache]`"
+            ),
+        ));
+    }
+}
+
 /// `ttl` or `ttl_secs`, not both.
 fn one_ttl(ttl: Option<Seconds>, ttl_secs: Option<Seconds>, errors: &mut Errors) -> Option<Seconds> {
     if let (Some(_), Some(second)) = (ttl, ttl_secs) {

@@ -57,11 +57,34 @@ impl Durations {
 
     /// Both keys.
     #[rpc::cache(ttl = 5m, ttl_secs = 300)]
-    #[rpc::lock(ttl_secs = 2m)]
     pub fn b(&self) {}
+
+    /// A unit in `ttl_secs`.
+    #[rpc::lock(ttl_secs = 2m)]
+    pub fn b2(&self) {}
 
     /// Zero with a unit.
     #[rpc::cache(ttl = 0h)]
+    pub fn c(&self) {}
+}
+
+pub struct Writes;
+
+#[rpc::service]
+impl Writes {
+    /// Cached and locked: the repeated call would not run.
+    #[rpc::cache(ttl = 60)]
+    #[rpc::lock]
+    pub fn a(&self) {}
+
+    /// Cached and destructive.
+    #[rpc::cache(ttl = 60)]
+    #[mcp::mcp_tool(destructive_hint = true)]
+    pub fn b(&self) {}
+
+    /// Cached and invalidating another.
+    #[rpc::cache(ttl = 60)]
+    #[rpc::invalidates("Writes.a")]
     pub fn c(&self) {}
 }
 

@@ -49,14 +49,21 @@ impl Books {
 
     /// Durations with units: a bare number is seconds.
     #[rpc::cache(ttl = 5m)]
-    #[rpc::lock(ttl = "1h30m")]
     pub fn units(&self) {}
+
+    /// A lock's duration with units.
+    #[rpc::lock(ttl = "1h30m")]
+    pub fn locked_units(&self) {}
 
     /// Durations in seconds, by name; a unit within a deferred method.
     #[rpc::cache(ttl_secs = 90)]
-    #[rpc::lock(ttl = 2h)]
     #[tool(read_only_hint)]
     pub fn seconds(&self) {}
+
+    /// A lock's duration with a unit, within a deferred method.
+    #[rpc::lock(ttl = 2h)]
+    #[tool(idempotent_hint)]
+    pub fn locked_hours(&self) {}
 
     /// Rebuilds the index.
     #[rpc::lock]
@@ -99,8 +106,10 @@ pub fn main() {
     assert_eq!(reindex.tool.destructive_hint, Some(true));
     let units = registry.method(1, "Books.units", None).expect("units").descriptor();
     assert_eq!(units.cache.map(|c| c.ttl_secs), Some(300), "5m is five minutes");
-    assert_eq!(units.lock, Some(LockPolicy { param: None, ttl_secs: 5400 }));
+    let locked = registry.method(1, "Books.locked_units", None).expect("locked_units").descriptor();
+    assert_eq!(locked.lock, Some(LockPolicy { param: None, ttl_secs: 5400 }));
     let seconds = registry.method(1, "Books.seconds", None).expect("seconds").descriptor();
     assert_eq!(seconds.cache.map(|c| c.ttl_secs), Some(90));
-    assert_eq!(seconds.lock.map(|l| l.ttl_secs), Some(7200));
+    let hours = registry.method(1, "Books.locked_hours", None).expect("locked_hours").descriptor();
+    assert_eq!(hours.lock.map(|l| l.ttl_secs), Some(7200));
 }
