@@ -2,7 +2,8 @@
 //! options every server takes (`--listen`, `--env`, and the security
 //! options: `--token`, `--token-file`, `--token-header`, `--protect-docs`,
 //! `--allow-host`, `--cors-origin`, and with feature `oauth` `--oauth-issuer`,
-//! `--oauth-audience`, `--oauth-scope`, ...), the application's own options
+//! `--oauth-audience`, `--oauth-scope`, `--oauth-introspection-client-id`,
+//! ...), the application's own options
 //! flattened in, logging to stderr (`RUST_LOG`, default `info`), a Tokio
 //! runtime, and [`run`](super::run).
 //!
@@ -108,7 +109,9 @@ pub struct SecurityOptions {
 }
 
 /// The OAuth options of a server binary (feature `oauth`): API requests
-/// then need a JWT access token of the issuer, for the audience.
+/// then need a JWT access token of the issuer, for the audience (or, with
+/// `--oauth-introspection-client-id`, an opaque token the issuer's token
+/// introspection endpoint vouches for).
 #[cfg(feature = "oauth")]
 #[derive(Debug, Clone, Default, Args)]
 #[command(next_help_heading = "OAuth")]
@@ -133,6 +136,23 @@ pub struct OAuthOptions {
     /// A signature algorithm tokens may use (repeatable) [default: RS256]
     #[arg(long = "oauth-algorithm", value_name = "ALG", requires = "oauth_issuer")]
     pub oauth_algorithms: Vec<String>,
+    /// Accept opaque access tokens too, checked at the issuer's token
+    /// introspection endpoint (RFC 7662), where this server authenticates
+    /// as this client (with --oauth-introspection-secret); JWTs are still
+    /// checked with the issuer's keys
+    #[arg(long, value_name = "ID", env = "RPC_OAUTH_INTROSPECTION_CLIENT_ID",
+          requires_all = ["oauth_issuer", "oauth_introspection_secret"])]
+    pub oauth_introspection_client_id: Option<String>,
+    /// The client secret of --oauth-introspection-client-id. Prefer
+    /// RPC_OAUTH_INTROSPECTION_SECRET: a command line is visible to other
+    /// local users
+    #[arg(long, value_name = "SECRET", env = "RPC_OAUTH_INTROSPECTION_SECRET", hide_env_values = true,
+          requires_all = ["oauth_issuer", "oauth_introspection_client_id"])]
+    pub oauth_introspection_secret: Option<String>,
+    /// Send opaque tokens here instead of the metadata's
+    /// `introspection_endpoint` (needed with --oauth-jwks-uri)
+    #[arg(long, value_name = "URL", requires = "oauth_introspection_client_id")]
+    pub oauth_introspection_endpoint: Option<String>,
 }
 
 #[cfg(feature = "oauth")]
@@ -154,6 +174,13 @@ impl OAuthOptions {
         }
         if let Some(url) = &self.oauth_jwks_uri {
             settings = settings.jwks_uri(url).map_err(|e| format!("--oauth-jwks-uri: {e}"))?;
+        }
+        if let (Some(id), Some(secret)) = (&self.oauth_introspection_client_id, &self.oauth_introspection_secret) {
+            settings = settings.introspection(id, secret);
+        }
+        if let Some(url) = &self.oauth_introspection_endpoint {
+            settings =
+                settings.introspection_endpoint(url).map_err(|e| format!("--oauth-introspection-endpoint: {e}"))?;
         }
         let policy =
             settings.protect_docs(protect_docs).discover().await.map_err(|e| format!("--oauth-issuer: {e}"))?;
@@ -356,4 +383,29 @@ pub fn main_parsed<A: Args, E: std::fmt::Display>(
         Ok(security) => app(&cli, security).await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
     }))
+}
+
+#[cfg(all(test, feature = "oauth"))]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli<NoOptions>, clap::Error> {
+        Cli::<NoOptions>::try_parse_from(std::iter::once("server").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn introspection_options_go_together() {
+        let oauth = ["--oauth-issuer", "https://as.example", "--oauth-audience", "https://api.example/"];
+        let both =
+            [&oauth[..], &["--oauth-introspection-client-id", "rs", "--oauth-introspection-secret", "s"]].concat();
+        let cli = parse(&both).expect("both with an issuer");
+        assert_eq!(cli.security.oauth.oauth_introspection_client_id.as_deref(), Some("rs"));
+        assert_eq!(cli.security.oauth.oauth_introspection_secret.as_deref(), Some("s"));
+        assert!(parse(&[&oauth[..], &["--oauth-introspection-client-id", "rs"]].concat()).is_err());
+        assert!(parse(&[&oauth[..], &["--oauth-introspection-secret", "s"]].concat()).is_err());
+        assert!(parse(&["--oauth-introspection-client-id", "rs", "--oauth-introspection-secret", "s"]).is_err());
+        let endpoint = [&both[..], &["--oauth-introspection-endpoint", "https://as.example/introspect"]].concat();
+        assert!(parse(&endpoint).is_ok());
+        assert!(parse(&[&oauth[..], &["--oauth-introspection-endpoint", "https://as.example/i"]].concat()).is_err());
+    }
 }

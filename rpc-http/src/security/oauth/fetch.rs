@@ -1,6 +1,7 @@
-//! Reading the authorization server's documents (its metadata, its JWKS):
-//! GET, JSON, bounded in time and size, no redirects, `https` except on
-//! loopback.
+//! Talking to the authorization server: reading its documents (its
+//! metadata, its JWKS: GET) and asking it about tokens (introspection: a
+//! form POST), JSON answers, bounded in time and size, no redirects,
+//! `https` except on loopback.
 
 use std::time::Duration;
 
@@ -66,7 +67,7 @@ pub(super) async fn get_json<T: DeserializeOwned>(
 ) -> Result<Fetched<T>, OAuthError> {
     check_fetchable(what, url)?;
     let failed = |why: String| OAuthError::new(format!("cannot read {what} at {url}: {why}"));
-    let mut response = client
+    let response = client
         .get(url.clone())
         .header(http::header::ACCEPT, "application/json")
         .send()
@@ -80,17 +81,61 @@ pub(super) async fn get_json<T: DeserializeOwned>(
         let hint = if status.is_redirection() { " (redirects are not followed)" } else { "" };
         return Err(failed(format!("HTTP {status}{hint}")));
     }
-    if response.content_length().is_some_and(|n| n > MAX_DOCUMENT as u64) {
-        return Err(failed(format!("larger than {} KiB", MAX_DOCUMENT / 1024)));
+    let body = read_body(response, MAX_DOCUMENT).await.map_err(failed)?;
+    serde_json::from_slice(&body).map(Fetched::Found).map_err(|e| failed(format!("not the expected JSON: {e}")))
+}
+
+/// POSTs `form` (`application/x-www-form-urlencoded`) to `url`, with HTTP
+/// Basic authentication as `basic` (user and password, sent as given: a
+/// caller applying RFC 6749 §2.3.1 encodes them first), and reads the
+/// answer as JSON of type `T`: 2xx only, at most `max` bytes.
+pub(super) async fn post_form<T: DeserializeOwned>(
+    client: &reqwest::Client,
+    what: &str,
+    url: &Url,
+    form: &[(&str, &str)],
+    basic: (&str, &str),
+    max: usize,
+) -> Result<T, OAuthError> {
+    check_fetchable(what, url)?;
+    let failed = |why: String| OAuthError::new(format!("{what} at {url} failed: {why}"));
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+    let response = client
+        .post(url.clone())
+        .header(http::header::ACCEPT, "application/json")
+        .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .basic_auth(basic.0, Some(basic.1))
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| failed(describe(&e)))?;
+    let status = response.status();
+    if !status.is_success() {
+        let hint = match status.as_u16() {
+            300..=399 => " (redirects are not followed)",
+            401 | 403 => " (check this resource server's client id and secret)",
+            _ => "",
+        };
+        return Err(failed(format!("HTTP {status}{hint}")));
+    }
+    let body = read_body(response, max).await.map_err(failed)?;
+    serde_json::from_slice(&body).map_err(|e| failed(format!("not the expected JSON: {e}")))
+}
+
+/// The body of `response`, or why not: at most `max` bytes.
+async fn read_body(mut response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
+    let too_large = || format!("larger than {} KiB", max / 1024);
+    if response.content_length().is_some_and(|n| n > max as u64) {
+        return Err(too_large());
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(describe(&e)))? {
-        if body.len() + chunk.len() > MAX_DOCUMENT {
-            return Err(failed(format!("larger than {} KiB", MAX_DOCUMENT / 1024)));
+    while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e))? {
+        if body.len() + chunk.len() > max {
+            return Err(too_large());
         }
         body.extend_from_slice(&chunk);
     }
-    serde_json::from_slice(&body).map(Fetched::Found).map_err(|e| failed(format!("not the expected JSON: {e}")))
+    Ok(body)
 }
 
 /// A fetch error in a few words.

@@ -20,9 +20,19 @@
 //! the issuer, `aud` naming this resource, `exp` required, `nbf` honoured,
 //! 30 s of leeway. The caller's [`Identity`](super::Identity) is the
 //! token's `sub` (else its `client_id`), with its scopes and client id.
+//!
+//! Opaque tokens (anything that is not a JWT) are refused, unless
+//! [`OAuthSettings::introspection`] turns on token introspection (RFC
+//! 7662): they are then checked by the authorization server's
+//! `introspection_endpoint`, the answers kept briefly (by the token's
+//! SHA-256), with the same rules (`active`, `exp`, `nbf`, `iss`, `aud`
+//! required) and the same identity; an authorization server that cannot
+//! answer makes such requests 503 (retry later). JWTs are still checked
+//! locally against the key set.
 
 mod discovery;
 mod fetch;
+mod introspection;
 mod keys;
 mod metadata;
 mod token;
@@ -40,6 +50,7 @@ use url::Url;
 pub use metadata::{METADATA_PATH, MetadataService};
 
 use super::{Access, AccessPolicy, AccessRequest, BearerError, Challenge, Identity, Resource, bearer_challenge};
+use introspection::{Credentials, Introspector};
 use keys::KeySet;
 use rpc_core::future::MaybeReady;
 use token::Verdict;
@@ -82,6 +93,10 @@ pub struct OAuthSettings {
     max_age: Duration,
     resource_name: Option<String>,
     protect_docs: bool,
+    /// The client credentials of token introspection, when it is on.
+    introspection: Option<Credentials>,
+    /// The introspection endpoint given instead of the metadata's.
+    introspection_endpoint: Option<Url>,
 }
 
 /// Whether `scope` is a scope token (RFC 6749 §3.3: visible ASCII but `"` and `\`).
@@ -135,6 +150,8 @@ impl OAuthSettings {
             max_age: Duration::from_secs(3600),
             resource_name: None,
             protect_docs: false,
+            introspection: None,
+            introspection_endpoint: None,
         })
     }
 
@@ -188,6 +205,32 @@ impl OAuthSettings {
         Ok(self)
     }
 
+    /// Accepts opaque access tokens too, checked by the authorization
+    /// server's token introspection endpoint (RFC 7662; the metadata's
+    /// `introspection_endpoint`, or [`introspection_endpoint`](Self::introspection_endpoint)),
+    /// where this resource server authenticates as the client `client_id`
+    /// with `client_secret` (HTTP Basic, `client_secret_basic`). JWTs are
+    /// still checked with the key set; only tokens that are not JWTs are
+    /// sent. The authorization server must return `aud` naming this
+    /// resource (RFC 8707): answers without it are refused.
+    pub fn introspection(mut self, client_id: &str, client_secret: &str) -> Self {
+        self.introspection = Some(Credentials::new(client_id, client_secret));
+        self
+    }
+
+    /// Sends opaque tokens to `url` instead of the metadata's
+    /// `introspection_endpoint` (required when [`jwks_uri`](Self::jwks_uri)
+    /// is given, as no metadata is read then); `https`, or `http` on a
+    /// loopback address. Introspection itself is turned on by
+    /// [`introspection`](Self::introspection).
+    pub fn introspection_endpoint(mut self, url: &str) -> Result<Self, OAuthError> {
+        let url = Url::parse(url)
+            .map_err(|e| OAuthError::new(format!("the introspection endpoint `{url}` is not a URL: {e}")))?;
+        fetch::check_fetchable("the introspection endpoint", &url)?;
+        self.introspection_endpoint = Some(url);
+        Ok(self)
+    }
+
     /// How far `exp` and `nbf` may be off, for clocks that differ (default 30 s).
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
@@ -217,18 +260,18 @@ impl OAuthSettings {
 
     /// Reads the authorization server's metadata (unless a key set address
     /// was given) and its key set: the policy, or why not (an unreachable
-    /// server, an issuer that names itself otherwise, no usable key).
+    /// server, an issuer that names itself otherwise, no usable key, no
+    /// introspection endpoint when introspection is on).
     pub async fn discover(self) -> Result<OAuthPolicy, OAuthError> {
         let client = fetch::client()?;
-        let jwks_uri = match self.jwks_uri.clone() {
-            Some(url) => url,
-            None => discovery::discover_jwks_uri(&client, &self.issuer, &self.issuer_text).await?,
-        };
+        let (jwks_uri, introspection_endpoint) = discovery::addresses(&self, &client).await?;
         fetch::check_fetchable("the issuer's `jwks_uri`", &jwks_uri)?;
-        let keys = KeySet::new(client, jwks_uri, self.min_refresh, self.max_age);
+        let keys = KeySet::new(client.clone(), jwks_uri, self.min_refresh, self.max_age);
         keys.refresh().await?;
-        tracing::info!(issuer = %self.issuer_text, audience = %self.audience_text, jwks = %keys.url(), "OAuth: accepting the issuer's access tokens");
-        Ok(OAuthPolicy::new(self, keys))
+        let introspector = introspection_endpoint.and_then(|endpoint| Introspector::of(&self, client, endpoint));
+        let introspection = introspector.as_ref().map(|i| i.endpoint().as_str()).unwrap_or("off");
+        tracing::info!(issuer = %self.issuer_text, audience = %self.audience_text, jwks = %keys.url(), introspection, "OAuth: accepting the issuer's access tokens");
+        Ok(OAuthPolicy::new(self, keys, introspector))
     }
 }
 
@@ -239,6 +282,8 @@ pub(super) struct Inner {
     required_scopes: Vec<String>,
     validations: Vec<(Algorithm, Validation)>,
     keys: KeySet,
+    /// Checks opaque tokens, when introspection is on.
+    introspection: Option<Introspector>,
     protect_docs: bool,
     metadata_url: String,
     metadata: MetadataService,
@@ -259,12 +304,13 @@ impl std::fmt::Debug for OAuthPolicy {
             .field("issuer", &self.inner.issuer)
             .field("audience", &self.inner.audience)
             .field("required_scopes", &self.inner.required_scopes)
+            .field("introspection_endpoint", &self.introspection_endpoint())
             .finish_non_exhaustive()
     }
 }
 
 impl OAuthPolicy {
-    fn new(settings: OAuthSettings, keys: KeySet) -> Self {
+    fn new(settings: OAuthSettings, keys: KeySet, introspection: Option<Introspector>) -> Self {
         let leeway = settings.leeway.as_secs();
         let validations = settings
             .algorithms
@@ -295,6 +341,7 @@ impl OAuthPolicy {
                 required_scopes: settings.required_scopes,
                 validations,
                 keys,
+                introspection,
                 protect_docs: settings.protect_docs,
                 metadata_url,
                 metadata,
@@ -311,6 +358,18 @@ impl OAuthPolicy {
     /// This resource's identifier (the `aud` tokens must name).
     pub fn audience(&self) -> &str {
         &self.inner.audience
+    }
+
+    /// The token introspection endpoint opaque tokens are checked at, when
+    /// introspection is on ([`OAuthSettings::introspection`]).
+    pub fn introspection_endpoint(&self) -> Option<&str> {
+        self.inner.introspection.as_ref().map(|i| i.endpoint().as_str())
+    }
+
+    /// How many introspection answers are kept now (at most 10,000; 0
+    /// without introspection): for monitoring.
+    pub fn introspection_cache_size(&self) -> usize {
+        self.inner.introspection.as_ref().map_or(0, Introspector::cached)
     }
 
     /// The address of the protected-resource metadata, as challenges name it.
@@ -348,6 +407,13 @@ impl OAuthPolicy {
             Verdict::Valid(identity) => Access::allow_as(identity),
             Verdict::Refused(error, message) => self.refuse(Some(error), message),
             Verdict::UnknownKey => self.refuse(Some(BearerError::InvalidToken), "the token's key is unknown".into()),
+            Verdict::NotJwt => self.refuse(Some(BearerError::InvalidToken), token::NOT_JWT.into()),
+            // Not the token's fault: no error code, the challenge to retry with.
+            Verdict::Unavailable => Access::Challenge(Challenge::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                introspection::UNAVAILABLE,
+                self.inner.challenge.clone(),
+            )),
         }
     }
 }
@@ -403,6 +469,10 @@ impl AccessPolicy for OAuthPolicy {
                 }
             }),
             Verdict::UnknownKey => MaybeReady::ready(self.verdict(token::unknown_key(token))),
+            Verdict::NotJwt => match &self.inner.introspection {
+                Some(introspector) => MaybeReady::pending(async move { self.verdict(introspector.check(token).await) }),
+                None => MaybeReady::ready(self.verdict(Verdict::NotJwt)),
+            },
             verdict => {
                 if self.inner.keys.is_stale() && self.inner.keys.may_refresh() {
                     let policy = self.clone();

@@ -1,7 +1,8 @@
 //! Checking one access token: a JWT (RFC 7519, RFC 9068) signed with one of
 //! the issuer's keys, in a pinned algorithm, for this resource (`aud`, RFC
 //! 8707), from this issuer, not expired and already valid (a small leeway
-//! for clocks), naming a subject; its scopes become the caller's.
+//! for clocks), naming a subject; its scopes become the caller's. The
+//! identity is built here for introspected tokens too ([`identity`]).
 
 use std::borrow::Cow;
 
@@ -21,6 +22,7 @@ const MAX_SUBJECT: usize = 256;
 const MAX_SCOPES: usize = 256;
 
 /// What checking a token found.
+#[derive(Debug, Clone)]
 pub(super) enum Verdict {
     /// A valid token: the caller.
     Valid(Identity),
@@ -29,9 +31,17 @@ pub(super) enum Verdict {
     /// The token names a key the set does not have (yet): fetch the set
     /// again (a rotation) and check once more.
     UnknownKey,
+    /// The token is not a JWT: refused, or introspected when that is on.
+    NotJwt,
+    /// The authorization server could not say (introspection failed): the
+    /// client should retry later.
+    Unavailable,
 }
 
-fn invalid(message: impl Into<Cow<'static, str>>) -> Verdict {
+/// The refusal of a token that is not a JWT, when introspection is off.
+pub(super) const NOT_JWT: &str = "the token is not a JWT signed with an algorithm this resource accepts";
+
+pub(super) fn invalid(message: impl Into<Cow<'static, str>>) -> Verdict {
     Verdict::Refused(BearerError::InvalidToken, message.into())
 }
 
@@ -46,19 +56,23 @@ pub(super) fn validation(algorithm: Algorithm, issuer: &str, audience: &str, lee
     validation
 }
 
-/// The claims read besides those the validation checks.
-#[derive(Deserialize)]
-struct Claims {
-    sub: Option<String>,
-    client_id: Option<String>,
-    azp: Option<String>,
-    scope: Option<String>,
-    scp: Option<Scopes>,
+/// The claims read besides those the validation checks (of a JWT, or of
+/// an introspection answer): who the caller is and what it may do.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct Claims {
+    pub(super) sub: Option<String>,
+    pub(super) client_id: Option<String>,
+    pub(super) azp: Option<String>,
+    /// Space-separated scopes (RFC 8693 §4.2, RFC 7662 §2.2).
+    pub(super) scope: Option<String>,
+    /// Scopes as some issuers name them (`scp`: a string or a list).
+    pub(super) scp: Option<Scopes>,
 }
 
-#[derive(Deserialize)]
+/// Scopes as one space-separated string or as a list.
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
-enum Scopes {
+pub(super) enum Scopes {
     One(String),
     Many(Vec<String>),
 }
@@ -69,7 +83,7 @@ pub(super) fn check(inner: &Inner, token: &str) -> Verdict {
         return invalid(format!("the token is longer than {} KiB", MAX_TOKEN / 1024));
     }
     let Ok(header) = decode_header(token) else {
-        return invalid("the token is not a JWT signed with an algorithm this resource accepts");
+        return Verdict::NotJwt;
     };
     let Some((algorithm, validation)) = inner.validations.iter().find(|(a, _)| *a == header.alg) else {
         return invalid(format!("the token is signed with {:?}, which this resource does not accept", header.alg));
@@ -112,33 +126,38 @@ fn verify(token: &str, algorithm: Algorithm, validation: &Validation, key: &Key,
             });
         }
     };
-    identity(claims, inner)
+    identity(claims, &inner.issuer, &inner.required_scopes)
 }
 
 fn usable_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= MAX_SUBJECT && !name.chars().any(char::is_control)
 }
 
-fn identity(claims: Claims, inner: &Inner) -> Verdict {
+/// The caller a valid token of `issuer` stands for: its `sub`, else its
+/// client id (`client_id`, else `azp`), with its scopes (at most
+/// [`MAX_SCOPES`]); refused without a usable subject, and with 403
+/// `insufficient_scope` when it lacks one of `required`.
+pub(super) fn identity(claims: Claims, issuer: &str, required: &[String]) -> Verdict {
     let client_id = claims.client_id.or(claims.azp).filter(|c| usable_name(c));
     let Some(subject) = claims.sub.filter(|s| usable_name(s)).or_else(|| client_id.clone()) else {
         return invalid("the token names no subject (`sub` or `client_id`)");
     };
     let scopes: Vec<String> = match (claims.scope, claims.scp) {
-        (Some(scope), _) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
-        (None, Some(Scopes::One(scope))) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
+        (Some(scope), _) => scope.split_ascii_whitespace().take(MAX_SCOPES + 1).map(str::to_owned).collect(),
+        (None, Some(Scopes::One(scope))) => {
+            scope.split_ascii_whitespace().take(MAX_SCOPES + 1).map(str::to_owned).collect()
+        }
         (None, Some(Scopes::Many(scopes))) => scopes,
         (None, None) => Vec::new(),
     };
     if scopes.len() > MAX_SCOPES {
         return invalid(format!("the token carries more than {MAX_SCOPES} scopes"));
     }
-    let mut identity = Identity::new(subject).with_scopes(scopes).with("iss", inner.issuer.as_str());
+    let mut identity = Identity::new(subject).with_scopes(scopes).with("iss", issuer);
     if let Some(client_id) = client_id {
         identity = identity.with_client_id(client_id);
     }
-    let missing: Vec<&str> =
-        inner.required_scopes.iter().map(String::as_str).filter(|s| !identity.has_scope(s)).collect();
+    let missing: Vec<&str> = required.iter().map(String::as_str).filter(|s| !identity.has_scope(s)).collect();
     if !missing.is_empty() {
         return Verdict::Refused(
             BearerError::InsufficientScope,
