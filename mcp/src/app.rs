@@ -40,7 +40,7 @@ use rpc::i18n::Translations;
 use rpc::server::Router;
 use rpc::store::Stores;
 use rpc::{
-    ApiGroup, ApiInfo, Environment, Executor, HostPolicy, JsonRpcBuilder, JsonRpcService, Package, RegistryBuilder,
+    ApiInfo, Environment, Executor, HostPolicy, JsonRpcBuilder, JsonRpcService, Package, RegistryBuilder,
     RegistryError, Security,
 };
 
@@ -127,7 +127,7 @@ impl From<std::io::Error> for AppError {
 impl App {
     /// An application publishing group `G` over MCP (and every method over
     /// JSON-RPC), named after the crate that declared `G`.
-    pub fn new<G: ApiGroup>() -> App {
+    pub fn new<G: rpc::McpGroup>() -> App {
         App {
             registry: rpc::Registry::builder(),
             group: G::NAME,

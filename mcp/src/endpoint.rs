@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rpc::i18n::Translations;
-use rpc::{ApiGroup, Executor, HostPolicy, Security};
+use rpc::{Executor, HostPolicy, McpGroup, Security};
 use serde_json::{Map, Value};
 
 use crate::changes::ListChanges;
@@ -375,7 +375,7 @@ impl McpEndpoint {
     /// itself after the crate that declared `G` (its `CARGO_PKG_NAME` and
     /// `CARGO_PKG_VERSION`) until [`server_info`](McpEndpointBuilder::server_info)
     /// or the settings say otherwise.
-    pub fn builder<G: ApiGroup>(executor: Executor) -> McpEndpointBuilder {
+    pub fn builder<G: McpGroup>(executor: Executor) -> McpEndpointBuilder {
         let package = G::PACKAGE;
         let mut builder = Self::builder_for(executor, G::NAME);
         if package.is_known() {

@@ -38,6 +38,18 @@ pub trait ApiGroup: 'static {
     const DECLARED_AT: &'static str = "";
 }
 
+/// A group published over MCP: [`api_group!`] implements it for groups
+/// declared `mcp = true` (whose method names were checked as MCP tool names
+/// at compile time). MCP endpoints take only such groups
+/// (`McpEndpoint::builder::<G>`), so serving a back-office group to AI
+/// agents is a type error on the builder call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not published over MCP: an MCP endpoint serves a group declared with `mcp = true`",
+    label = "not an MCP group",
+    note = "declare it `api_group!(pub struct {Self} => \"...\", mcp = true)`: its method names are then checked as MCP tool names at compile time"
+)]
+pub trait McpGroup: ApiGroup {}
+
 /// A crate's name and version, as Cargo gives them (`CARGO_PKG_NAME`,
 /// `CARGO_PKG_VERSION`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,6 +103,23 @@ impl GroupRef {
 /// records the crate it is declared in ([`ApiGroup::PACKAGE`]).
 #[macro_export]
 macro_rules! api_group {
+    ($(#[$m:meta])* $vis:vis struct $name:ident => $group:literal, mcp = true $(;)?) => {
+        $crate::api_group!($(#[$m])* $vis struct $name => $group, mcp = (true));
+        impl $crate::McpGroup for $name {}
+    };
+    ($(#[$m:meta])* $vis:vis struct $name:ident => $group:literal, mcp = ($mcp:literal)) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, Default)]
+        $vis struct $name;
+        impl $crate::ApiGroup for $name {
+            const NAME: &'static str = $group;
+            const MCP: bool = $mcp;
+            const PACKAGE: $crate::Package =
+                $crate::Package::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"));
+            const DECLARED_AT: &'static str =
+                ::core::concat!(::core::stringify!($name), " at ", ::core::file!(), ":", ::core::line!());
+        }
+    };
     ($(#[$m:meta])* $vis:vis struct $name:ident => $group:literal $(, mcp = $mcp:literal)? $(;)?) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, Default)]

@@ -78,7 +78,7 @@ pub use error::{ApplicationError, Environment, RpcError};
 pub use events::{ErrorEvent, Listener, RequestEvent};
 pub use executor::{Call, CallInfo, Execution, Executor, Params, Stage, Transport};
 pub use future::MaybeReady;
-pub use group::{ApiGroup, GroupRef, Package, is_valid_tool_name};
+pub use group::{ApiGroup, GroupRef, McpGroup, Package, is_valid_tool_name};
 pub use i18n::{Language, Translations};
 pub use identity::Identity;
 pub use jsonrpc::JsonLimits;

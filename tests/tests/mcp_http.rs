@@ -69,7 +69,8 @@ async fn fixture_server(env: Environment, listener: Option<Arc<dyn Listener>>) -
     let mut meta = serde_json::Map::new();
     meta.insert("com.example/owner".into(), json!("media team"));
     let media = McpEndpoint::builder::<fixtures::Media>(executor.clone()).tool_meta("media.one", meta).build();
-    let legacy = McpEndpoint::builder::<fixtures::Legacy>(executor).build();
+    // A group not declared for MCP is served only by its name (a type error otherwise).
+    let legacy = McpEndpoint::builder_for(executor, "legacy").build();
     TestServer::start(Router::new().nest("/media", media).nest("/legacy", legacy)).await
 }
 
