@@ -5,6 +5,11 @@ use crate::attrs::ToolArgs;
 use crate::errors::Errors;
 use crate::param::Param;
 
+/// The client capabilities a tool may require: the ones an MCP client
+/// declares and a session keeps (`mcp::session::capabilities`'s
+/// `KNOWN_CAPABILITIES`, which must list the same names).
+const CLIENT_CAPABILITIES: &[&str] = &["sampling", "elicitation", "roots", "experimental"];
+
 /// The `TaskSupport` variant `task = ...` names (`Forbidden` when unset).
 pub fn task_variant(tool: &ToolArgs) -> Result<&'static str, syn::Error> {
     const KINDS: [(&str, &str); 3] = [("forbidden", "Forbidden"), ("optional", "Optional"), ("required", "Required")];
@@ -40,12 +45,35 @@ pub fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
         )),
         Ok(_) => {}
     }
+    let mut required: Vec<String> = Vec::new();
     for path in tool.requires_client.iter() {
-        if path.get_ident().is_none() {
+        let Some(ident) = path.get_ident() else {
             errors.push(syn::Error::new_spanned(
                 path,
                 "`requires_client(...)` lists client capability names such as `sampling`, `elicitation`, `roots`",
             ));
+            continue;
+        };
+        let name = ident.to_string();
+        if !CLIENT_CAPABILITIES.contains(&name.as_str()) {
+            let hint = CLIENT_CAPABILITIES
+                .iter()
+                .map(|known| (strsim::jaro_winkler(known, &name), *known))
+                .filter(|(score, _)| *score > 0.7)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, known)| format!("; did you mean `{known}`?"))
+                .unwrap_or_default();
+            errors.push(syn::Error::new_spanned(
+                ident,
+                format!(
+                    "`{name}` is not a client capability: a client never declares it, so the tool could never be \
+                     called; the capabilities are `sampling`, `elicitation`, `roots` and `experimental`{hint}"
+                ),
+            ));
+        } else if required.contains(&name) {
+            errors.push(syn::Error::new_spanned(ident, format!("`{name}` is listed twice: remove one")));
+        } else {
+            required.push(name);
         }
     }
     if let (Some(ro), Some(de)) = (tool.read_only_hint, tool.destructive_hint)

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-/// Client capability names kept: the ones a tool can require.
+/// Client capability names kept: the ones a tool can require (`requires_client(..)`,
+/// checked at compile time against the same list in `rpc-macros`).
 pub(crate) const KNOWN_CAPABILITIES: &[&str] = &["sampling", "elicitation", "roots", "experimental"];
 
 /// The names in `capabilities` that are in [`KNOWN_CAPABILITIES`]; the
