@@ -341,8 +341,25 @@ impl Method {
     /// when the name is not a valid MCP tool name and one of its groups is
     /// published over MCP.
     fn tool_name_checks(&self, k: &TokenStream) -> Vec<TokenStream> {
+        let mut checks = Vec::new();
+        if let Some((span, attr)) = self.mcp_attr
+            && !self.groups.is_empty()
+        {
+            let message = format!(
+                "`{attr}` on `{}`, but none of its groups is published over MCP, so it would be served nowhere: \
+                 add a group declared `mcp = true` to its groups, or remove `{attr}`",
+                self.name
+            );
+            let published = self.groups.iter().map(|g| {
+                let g = g.to_token_stream();
+                quote_spanned!(span=> <#g as #k::ApiGroup>::MCP)
+            });
+            checks.push(quote_spanned! {span=>
+                if !(#(#published)||*) { ::core::panic!(#message) }
+            });
+        }
         if crate::names::is_valid_tool_name(&self.name) {
-            return Vec::new();
+            return checks;
         }
         let message = format!(
             "`{}` is not a valid MCP tool name ({}), but the method belongs to an API group \
@@ -352,15 +369,13 @@ impl Method {
             crate::names::why_invalid(&self.name)
         );
         let span = self.name_span;
-        self.groups
-            .iter()
-            .map(|g| {
-                let g = g.to_token_stream();
-                quote_spanned! {span=>
-                    if <#g as #k::ApiGroup>::MCP { ::core::panic!(#message) }
-                }
-            })
-            .collect()
+        checks.extend(self.groups.iter().map(|g| {
+            let g = g.to_token_stream();
+            quote_spanned! {span=>
+                if <#g as #k::ApiGroup>::MCP { ::core::panic!(#message) }
+            }
+        }));
+        checks
     }
 
     /// A function whose body leaves a `#[must_use]` value unused, so the

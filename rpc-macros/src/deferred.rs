@@ -132,6 +132,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let attrs = method::parse_attrs(args.raw, &mut errors);
     let exposure = method::analyze(&mut f, &ctx, attrs, &mut errors);
+    if let Exposure::Exposed(m) = &exposure {
+        method::check_groupless_mcp(&[&**m], &mut errors);
+    }
     let slot_when_hidden = if candidate { hidden_slot } else { TokenStream::new() };
     if !errors.is_empty() {
         let compile_errors = errors.to_compile_errors();

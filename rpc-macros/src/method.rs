@@ -271,6 +271,34 @@ pub struct Method {
     pub undocumented: bool,
     /// OAuth scopes a caller needs (`scopes(...)`), checked.
     pub scopes: Vec<String>,
+    /// The MCP attribute the method carries (`#[mcp_tool]`, ...), if any:
+    /// one of its groups must be published over MCP.
+    pub mcp_attr: Option<(Span, &'static str)>,
+}
+
+/// One error for the methods carrying an MCP attribute (`#[mcp_tool]`,
+/// ...) without any API group: they would be served nowhere. On the first
+/// of them, naming how many more there are.
+pub fn check_groupless_mcp(methods: &[&Method], errors: &mut Errors) {
+    let groupless: Vec<(&Method, Span, &str)> = methods
+        .iter()
+        .filter(|m| m.groups.is_empty())
+        .filter_map(|m| m.mcp_attr.map(|(span, attr)| (*m, span, attr)))
+        .collect();
+    let Some((first, span, attr)) = groupless.first() else { return };
+    let more = match groupless.len() - 1 {
+        0 => String::new(),
+        1 => " (and 1 more method)".to_owned(),
+        n => format!(" (and {n} more methods)"),
+    };
+    errors.push(syn::Error::new(
+        *span,
+        format!(
+            "`{attr}` on `{}`{more}, which belongs to no API group: it would be served nowhere; add a group \
+             declared `mcp = true` to `#[rpc::service(groups(...))]` (or `#[rpc::info(groups(...))]`), or remove `{attr}`",
+            first.name
+        ),
+    ));
 }
 
 /// What the analysis decided about an `fn` of the impl block.
@@ -354,12 +382,21 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         return Exposure::Hidden;
     }
     if !is_pub || receiver.is_none() {
-        if let Some(span) = annotated {
-            let why = if is_pub { "it has no `&self` receiver" } else { "it is not `pub`" };
+        if annotated.is_some() {
+            // On what makes it no method: its visibility (or its name, when
+            // it has none), or its signature.
+            let (span, why, fix) = match (&item.vis, receiver.is_some()) {
+                (Visibility::Inherited, _) => (item.sig.ident.span(), "it is not `pub`", "make it `pub fn`"),
+                (Visibility::Restricted(vis), _) => {
+                    (vis.span(), "it is not `pub` (restricted visibility)", "make it `pub fn`")
+                }
+                _ => (item.sig.paren_token.span.join(), "it has no `&self` receiver", "take `&self` first"),
+            };
             errors.push(syn::Error::new(
                 span,
                 format!(
-                    "`{}` is not an RPC method because {why}; only `pub fn name(&self, ...)` methods are exposed",
+                    "`{}` carries the framework's attributes but is not an RPC method because {why}: {fix} to \
+                     expose it, or remove the attributes (only `pub fn name(&self, ...)` methods are exposed)",
                     item.sig.ident
                 ),
             ));
@@ -397,6 +434,15 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         Some(list) => list.iter().cloned().collect(),
         None => ctx.groups.clone(),
     };
+    let mcp_attr = [
+        attrs.tool.as_ref().map(|(_, s)| (*s, "#[mcp_tool]")),
+        attrs.resource.as_ref().map(|(_, s)| (*s, "#[mcp_resource]")),
+        attrs.prompt.as_ref().map(|(_, s)| (*s, "#[mcp_prompt]")),
+        attrs.complete.as_ref().map(|(_, s)| (*s, "#[mcp_complete]")),
+    ]
+    .into_iter()
+    .flatten()
+    .next();
     let resource_scopes = attrs.resource.as_ref().map(|(r, _)| r.scopes.clone()).unwrap_or_default();
     let prompt_scopes = attrs.prompt.as_ref().map(|(p, _)| p.scopes.clone()).unwrap_or_default();
     let role_attrs = crate::role::RoleAttrs {
@@ -462,6 +508,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         sig_span: item.sig.ident.span(),
         undocumented: ctx.undocumented || info.undocumented.is_present(),
         scopes,
+        mcp_attr,
     }))
 }
 

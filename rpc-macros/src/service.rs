@@ -42,6 +42,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#compile_error #item);
         }
     };
+    let mut args_read = true;
     let args = match NestedMeta::parse_meta_list(args)
         .map_err(darling::Error::from)
         .and_then(|l| ServiceArgs::from_list(&l))
@@ -49,6 +50,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(args) => args,
         Err(e) => {
             errors.push_darling(e);
+            args_read = false;
             ServiceArgs::default()
         }
     };
@@ -106,6 +108,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             slots.push(Slot::Here(methods.len()));
             methods.push(*m);
         }
+    }
+
+    if args_read {
+        // Unread arguments may have named the groups: nothing to say then.
+        method::check_groupless_mcp(&methods.iter().collect::<Vec<_>>(), &mut errors);
     }
 
     // Duplicate names within this block and version.

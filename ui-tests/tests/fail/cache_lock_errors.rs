@@ -1,7 +1,9 @@
 // `#[rpc::cache]`, `#[rpc::lock]` and `#[rpc::invalidates]` arguments.
+rpc::api_group!(pub struct Tools => "tools", mcp = true);
+
 pub struct Svc;
 
-#[rpc::service]
+#[rpc::service(groups(Tools))]
 impl Svc {
     /// No ttl.
     #[rpc::cache]
@@ -48,7 +50,7 @@ impl Svc {
 
 pub struct Durations;
 
-#[rpc::service]
+#[rpc::service(groups(Tools))]
 impl Durations {
     /// Milliseconds, a fraction, both keys, units in `ttl_secs`.
     #[rpc::cache(ttl = 500ms)]
@@ -70,7 +72,7 @@ impl Durations {
 
 pub struct Writes;
 
-#[rpc::service]
+#[rpc::service(groups(Tools))]
 impl Writes {
     /// Cached and locked: the repeated call would not run.
     #[rpc::cache(ttl = 60)]

@@ -2,9 +2,11 @@
 // one per string, each once, in one place, and not on a hidden method.
 use mcp::mcp_tool;
 
+rpc::api_group!(pub struct Tools => "tools", mcp = true);
+
 pub struct Svc;
 
-#[rpc::service]
+#[rpc::service(groups(Tools))]
 impl Svc {
     /// Two scopes in one string.
     #[rpc::info(scopes("catalog:read catalog:write"))]
@@ -34,7 +36,7 @@ impl Svc {
 pub struct Admin;
 
 // A bad scope of the whole service, and a method repeating a service scope.
-#[rpc::service(scopes("admin:all", "admin all"))]
+#[rpc::service(groups(Tools), scopes("admin:all", "admin all"))]
 impl Admin {
     /// Repeats the service's scope.
     #[rpc::info(scopes("admin:all", "admin:extra"))]

@@ -1,9 +1,11 @@
 // `starts_task` only means something for a tool that runs as a task.
 use mcp::mcp_tool;
 
+rpc::api_group!(pub struct Tools => "tools", mcp = true);
+
 pub struct Svc;
 
-#[rpc::service]
+#[rpc::service(groups(Tools))]
 impl Svc {
     /// Works long.
     #[mcp_tool(starts_task)]

@@ -5,9 +5,11 @@ use std::borrow::Cow;
 
 use mcp::mcp_tool as tool;
 
+rpc::api_group!(pub struct Shelf => "shelf", mcp = true);
+
 pub struct Books;
 
-#[rpc::service(alias = "Books")]
+#[rpc::service(alias = "Books", groups(Shelf))]
 impl Books {
     /// Finds books.
     #[rpc::cache(ttl = 300, env(prod, dev, test))]
