@@ -3,7 +3,8 @@
 //! typed: a value of the wrong kind says which kind the key takes.
 
 use darling::FromMeta;
-use darling::util::{Flag, PathList, PreservedStrExpr};
+use darling::ast::NestedMeta;
+use darling::util::{Flag, PreservedStrExpr};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Lit, LitStr, Meta};
@@ -85,6 +86,93 @@ impl FromMeta for CratePath {
     }
 }
 
+/// Paths in a list (`groups(Mcp, Admin)`), each item checked by `item`:
+/// a string gets `on_string`'s message instead of darling's "unexpected
+/// type".
+fn paths(meta: &Meta, key: &str, on_string: impl Fn(&str) -> String) -> darling::Result<Vec<syn::Path>> {
+    let Meta::List(list) = meta else {
+        return Err(darling::Error::custom(format!("`{key}` takes a list: `{key}(...)`")).with_span(meta));
+    };
+    let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+    let mut errors = darling::Error::accumulator();
+    let mut out = Vec::new();
+    for item in &items {
+        match item {
+            NestedMeta::Meta(Meta::Path(path)) => out.push(path.clone()),
+            NestedMeta::Lit(Lit::Str(s)) => errors.push(darling::Error::custom(on_string(&s.value())).with_span(s)),
+            NestedMeta::Lit(other) => errors.push(
+                darling::Error::custom(format!("`{key}(...)` lists names, not {}", kind_of(other))).with_span(other),
+            ),
+            other => errors.push(
+                darling::Error::custom(format!("`{key}(...)` lists names, not `key = value` or lists"))
+                    .with_span(other),
+            ),
+        }
+    }
+    errors.finish_with(out)
+}
+
+/// `groups(Mcp, Admin)`: group types.
+#[derive(Debug, Clone, Default)]
+pub struct Groups(pub Vec<syn::Path>);
+
+impl std::ops::Deref for Groups {
+    type Target = Vec<syn::Path>;
+    fn deref(&self) -> &Vec<syn::Path> {
+        &self.0
+    }
+}
+
+impl FromMeta for Groups {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        paths(meta, "groups", |name| {
+            format!(
+                "groups are types, not names: write the type `api_group!` declared for \"{name}\" \
+                 (e.g. `groups(Mcp)` for `api_group!(pub struct Mcp => \"{name}\", mcp = true)`)"
+            )
+        })
+        .map(Groups)
+    }
+}
+
+/// `requires_client(sampling, elicitation)`: client capability names.
+#[derive(Debug, Clone, Default)]
+pub struct Capabilities(pub Vec<syn::Path>);
+
+impl std::ops::Deref for Capabilities {
+    type Target = Vec<syn::Path>;
+    fn deref(&self) -> &Vec<syn::Path> {
+        &self.0
+    }
+}
+
+impl FromMeta for Capabilities {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        paths(meta, "requires_client", |name| {
+            format!("client capabilities are written bare: `requires_client({name})`, without quotes")
+        })
+        .map(Capabilities)
+    }
+}
+
+/// `default = expr`: the bare `default` gets a message, not darling's
+/// "unexpected meta-item format".
+#[derive(Debug, Clone)]
+pub struct DefaultExpr(pub PreservedStrExpr);
+
+impl FromMeta for DefaultExpr {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        if let Meta::Path(path) = meta {
+            return Err(darling::Error::custom(
+                "`default` needs a value: `#[rpc(default = 10)]` (an expression of the parameter's type; \
+                 `Option` parameters default to `None` without it)",
+            )
+            .with_span(path));
+        }
+        PreservedStrExpr::from_meta(meta).map(DefaultExpr)
+    }
+}
+
 /// `#[rpc::service(...)]` on an impl block.
 #[derive(Debug, Default, FromMeta)]
 pub struct ServiceArgs {
@@ -99,7 +187,7 @@ pub struct ServiceArgs {
     pub version: Option<Version>,
     /// API group types the methods belong to.
     #[darling(default)]
-    pub groups: PathList,
+    pub groups: Groups,
     /// Full method names this version removes from the previous one.
     #[darling(default)]
     pub removed: Vec<LitStr>,
@@ -123,7 +211,7 @@ pub struct InfoArgs {
     pub name: Option<Str>,
     /// Groups replacing the service's groups for this method.
     #[darling(default)]
-    pub groups: Option<PathList>,
+    pub groups: Option<Groups>,
     /// Hides the method from the API.
     #[darling(default)]
     pub skip: Flag,
@@ -156,7 +244,7 @@ pub struct ToolArgs {
     pub open_world_hint: Option<Hint>,
     /// Client capabilities the tool needs (`requires_client(sampling)`).
     #[darling(default)]
-    pub requires_client: PathList,
+    pub requires_client: Capabilities,
     /// Runs as a task of the MCP tasks extension: `task = optional` or
     /// `task = required` (`forbidden`, the default, never).
     #[darling(default)]
@@ -274,7 +362,7 @@ pub struct ParamArgs {
     /// converts with `Into`). It is an expression of the impl block:
     /// `Self::CONST` and associated functions work.
     #[darling(default)]
-    pub default: Option<PreservedStrExpr>,
+    pub default: Option<DefaultExpr>,
     /// Parameter description (overrides the `# Arguments` entry).
     #[darling(default)]
     pub description: Option<Str>,

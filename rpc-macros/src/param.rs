@@ -104,7 +104,7 @@ pub fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Erro
             span: ident.span(),
             name,
             ty,
-            default: args.default.map(|d| d.0),
+            default: args.default.map(|d| d.0.0),
             description: args.description.map(|d| d.value()),
             optional,
             header,

@@ -80,7 +80,38 @@ impl Str {
 }
 
 pub fn parse_args<T: FromMeta + Default>(tokens: TokenStream, errors: &mut Errors) -> T {
-    try_parse_args(tokens, errors).unwrap_or_default()
+    let items = match NestedMeta::parse_meta_list(tokens) {
+        Ok(items) => items,
+        Err(e) => {
+            errors.push(e);
+            return T::default();
+        }
+    };
+    // A bare value names no key: say so, rather than darling's "unexpected literal".
+    let (literals, keyed): (Vec<NestedMeta>, Vec<NestedMeta>) =
+        items.into_iter().partition(|item| matches!(item, NestedMeta::Lit(_)));
+    for literal in &literals {
+        if let NestedMeta::Lit(lit) = literal {
+            let shown = match lit {
+                Lit::Str(s) => format!("{:?}", s.value()),
+                other => quote::quote!(#other).to_string(),
+            };
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!(
+                    "a bare value names no argument: arguments are `key = value`, e.g. `title = {shown}` or \
+                     `name = {shown}`"
+                ),
+            ));
+        }
+    }
+    match T::from_list(&keyed) {
+        Ok(args) => args,
+        Err(e) => {
+            errors.push_darling(e);
+            T::default()
+        }
+    }
 }
 
 /// The arguments, or `None` when they did not parse (the errors are in `errors`).
