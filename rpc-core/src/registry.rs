@@ -298,9 +298,17 @@ impl RegistryBuilder {
                         service.type_name, service.file, service.line
                     ));
                 } else if table.methods.remove(name).is_none() && !orphaned.contains(&service.type_name) {
+                    let near = table
+                        .methods
+                        .keys()
+                        .map(|known| (strsim::jaro_winkler(known, name), *known))
+                        .filter(|(score, _)| *score > 0.9)
+                        .max_by(|a, b| a.0.total_cmp(&b.0))
+                        .map(|(_, known)| format!("; did you mean `{known}`?"))
+                        .unwrap_or_default();
                     problems.push(format!(
                         "version {version} removes `{name}`, which no earlier registered version has \
-                         (removed by `{}` at {}:{})",
+                         (removed by `{}` at {}:{}){near}",
                         service.type_name, service.file, service.line
                     ));
                 }

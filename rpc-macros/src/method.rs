@@ -430,6 +430,16 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     let fn_name = unraw(&item.sig.ident);
     let info = attrs.info.map(|(info, _)| info).unwrap_or_default();
     let (name, name_span) = method_name(&info, ctx, &fn_name, item.sig.ident.span());
+    // A name from the alias is checked once, on the alias (service.rs).
+    if info.name.is_some() && name.starts_with("rpc.") {
+        errors.push(syn::Error::new(
+            name_span,
+            format!(
+                "`{name}`: method names beginning with `rpc.` are reserved by JSON-RPC 2.0 for the protocol's own \
+                 methods; choose another alias or name"
+            ),
+        ));
+    }
     let groups = match &info.groups {
         Some(list) => list.iter().cloned().collect(),
         None => ctx.groups.clone(),

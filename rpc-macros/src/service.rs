@@ -81,6 +81,16 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let alias = args.alias.as_ref().map_or_else(|| LitStr::new(&type_name, self_ty.span()), |a| a.0.clone());
     let separator = args.separator.as_ref().map_or_else(|| LitStr::new(".", Span::call_site()), |s| s.0.clone());
     let version = args.version.as_ref().map_or(1, |v| v.value);
+    let alias_value = alias.value();
+    if !alias_value.is_empty() && format!("{alias_value}{}", separator.value()).starts_with("rpc.") {
+        errors.push(syn::Error::new(
+            alias.span(),
+            format!(
+                "the alias `{alias_value}` makes method names beginning with `rpc.`, which JSON-RPC 2.0 reserves for \
+                 the protocol's own methods: choose another alias"
+            ),
+        ));
+    }
     let ctx = ServiceCtx {
         krate: krate.clone(),
         alias,

@@ -98,3 +98,32 @@ fn two_groups_of_one_name_are_refused_naming_both_declarations() {
     assert!(Registry::builder().service(copied_group::Tools).build().is_ok());
     assert!(Registry::builder().service(copied_group::Back).build().is_ok());
 }
+
+mod misspelt_removal {
+    pub struct Shop;
+    #[rpc::service]
+    impl Shop {
+        /// Renames.
+        pub fn rename(&self) {}
+    }
+
+    pub struct ShopV2;
+    #[rpc::service(alias = "Shop", version = 2, removed("Shop.renam"))]
+    impl ShopV2 {
+        /// Counts.
+        pub fn count(&self) -> u32 {
+            0
+        }
+    }
+}
+
+#[test]
+fn a_misspelt_removal_gets_a_did_you_mean() {
+    let error = Registry::builder()
+        .service(misspelt_removal::Shop)
+        .service(misspelt_removal::ShopV2)
+        .build()
+        .expect_err("Shop.renam does not exist");
+    let problem = error.problems().iter().find(|p| p.contains("Shop.renam`")).expect("the removal problem");
+    assert!(problem.ends_with("did you mean `Shop.rename`?"), "{problem}");
+}
