@@ -69,15 +69,11 @@ pub fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Erro
             }
         };
         let ty = (*pat_type.ty).clone();
+        if let Some(reference) = first_reference(&ty) {
+            errors.push(syn::Error::new_spanned(reference, owned_hint(reference, &ty)));
+            continue;
+        }
         match &ty {
-            Type::Reference(r) => {
-                errors.push(syn::Error::new_spanned(
-                    r,
-                    "RPC parameters are deserialised from the request and must be owned: \
-                     take `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
-                ));
-                continue;
-            }
             Type::ImplTrait(t) => {
                 errors.push(syn::Error::new_spanned(t, "`impl Trait` parameters are not supported in RPC methods"));
                 continue;
@@ -122,4 +118,76 @@ fn is_option(ty: &Type) -> bool {
         Type::Paren(p) => is_option(&p.elem),
         _ => false,
     }
+}
+
+/// The first reference in `ty`, at its top or inside (`Option<&str>`,
+/// `Vec<&[u8]>`, `(u32, &str)`).
+fn first_reference(ty: &Type) -> Option<&syn::TypeReference> {
+    match ty {
+        Type::Reference(r) => Some(r),
+        Type::Paren(p) => first_reference(&p.elem),
+        Type::Group(g) => first_reference(&g.elem),
+        Type::Slice(s) => first_reference(&s.elem),
+        Type::Array(a) => first_reference(&a.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(first_reference),
+        Type::Path(p) => p.path.segments.iter().find_map(|segment| match &segment.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                syn::GenericArgument::Type(inner) => first_reference(inner),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// What to say about `reference` in a parameter of type `ty`: the owned
+/// type to take instead.
+fn owned_hint(reference: &syn::TypeReference, ty: &Type) -> String {
+    use quote::ToTokens;
+    let inner = &*reference.elem;
+    let last = match inner {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    if last.as_deref() == Some("Context") {
+        return "the call's context is taken by value: `ctx: rpc::Context` (or `mcp::Context`; it is cheap to clone)"
+            .to_owned();
+    }
+    let owned = match inner {
+        Type::Path(p) if p.path.is_ident("str") => "String".to_owned(),
+        Type::Slice(s) => format!("Vec<{}>", tidy(s.elem.to_token_stream().to_string())),
+        other => tidy(other.to_token_stream().to_string()),
+    };
+    let whole = tidy(ty.to_token_stream().to_string());
+    let shown = tidy(reference.to_token_stream().to_string());
+    if matches!(ty, Type::Reference(_)) {
+        format!(
+            "RPC parameters are deserialised from the request and must be owned: take `{owned}` instead of `{shown}`"
+        )
+    } else {
+        format!(
+            "RPC parameters are deserialised from the request and must be owned: `{whole}` borrows `{shown}`; \
+             take `{owned}` in its place"
+        )
+    }
+}
+
+/// A type as tokens print it (`Option < & str >`), as one writes it (`Option<&str>`).
+fn tidy(text: String) -> String {
+    let mut out = text;
+    for (from, to) in [
+        (" < ", "<"),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        ("& ", "&"),
+        (" ,", ","),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+    ] {
+        out = out.replace(from, to);
+    }
+    out
 }
