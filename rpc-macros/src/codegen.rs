@@ -358,7 +358,7 @@ impl Method {
                 if !(#(#published)||*) { ::core::panic!(#message) }
             });
         }
-        if crate::names::is_valid_tool_name(&self.name) {
+        if self.skip_name_check || crate::names::is_valid_tool_name(&self.name) {
             return checks;
         }
         let message = format!(

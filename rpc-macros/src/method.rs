@@ -274,6 +274,12 @@ pub struct Method {
     /// The MCP attribute the method carries (`#[mcp_tool]`, ...), if any:
     /// one of its groups must be published over MCP.
     pub mcp_attr: Option<(Span, &'static str)>,
+    /// An invalid tool name is the alias's or the separator's doing (the
+    /// block's, reported once for it).
+    pub name_blames_block: bool,
+    /// The tool-name check is left to another method of the block (the
+    /// same alias or separator at fault).
+    pub skip_name_check: bool,
 }
 
 /// One error for the methods carrying an MCP attribute (`#[mcp_tool]`,
@@ -429,7 +435,7 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
 
     let fn_name = unraw(&item.sig.ident);
     let info = attrs.info.map(|(info, _)| info).unwrap_or_default();
-    let (name, name_span) = method_name(&info, ctx, &fn_name, item.sig.ident.span());
+    let (name, name_span, name_blames_block) = method_name(&info, ctx, &fn_name, item.sig.ident.span());
     // A name from the alias is checked once, on the alias (service.rs).
     if info.name.is_some() && name.starts_with("rpc.") {
         errors.push(syn::Error::new(
@@ -519,32 +525,36 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
         undocumented: ctx.undocumented || info.undocumented.is_present(),
         scopes,
         mcp_attr,
+        name_blames_block,
+        skip_name_check: false,
     }))
 }
 
 /// The full name and the span of what made it: the `name` literal, or
 /// whichever of separator, alias and fn name breaks the tool-name rule
 /// (a name too long because of its alias points at the alias).
-fn method_name(info: &InfoArgs, ctx: &ServiceCtx, fn_name: &str, ident_span: Span) -> (String, Span) {
+fn method_name(info: &InfoArgs, ctx: &ServiceCtx, fn_name: &str, ident_span: Span) -> (String, Span, bool) {
     if let Some(lit) = &info.name {
-        return (lit.value(), lit.span());
+        return (lit.value(), lit.span(), false);
     }
     let alias = ctx.alias.value();
     if alias.is_empty() {
-        return (fn_name.to_owned(), ident_span);
+        return (fn_name.to_owned(), ident_span, false);
     }
     let separator = ctx.separator.value();
     let name = format!("{alias}{separator}{fn_name}");
-    let span = if !crate::names::all_tool_chars(&separator) {
-        ctx.separator.span()
+    let (span, blames_block) = if !crate::names::all_tool_chars(&separator) {
+        (ctx.separator.span(), true)
     } else if !crate::names::all_tool_chars(&alias) {
-        ctx.alias.span()
+        (ctx.alias.span(), true)
     } else if name.chars().count() > crate::names::MAX_LEN && fn_name.chars().count() <= crate::names::MAX_LEN {
-        if alias.chars().count() >= separator.chars().count() { ctx.alias.span() } else { ctx.separator.span() }
+        let span =
+            if alias.chars().count() >= separator.chars().count() { ctx.alias.span() } else { ctx.separator.span() };
+        (span, true)
     } else {
-        ident_span
+        (ident_span, false)
     };
-    (name, span)
+    (name, span, blames_block)
 }
 
 /// Every `# Arguments` entry must name a parameter: a typo there would

@@ -151,6 +151,15 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#compile_errors #item #markers);
     }
 
+    // An alias or separator that makes invalid tool names: one error, on the first method.
+    let mut block_name_reported = false;
+    for m in methods.iter_mut() {
+        if m.name_blames_block && !crate::names::is_valid_tool_name(&m.name) {
+            m.skip_name_check = block_name_reported;
+            block_name_reported = true;
+        }
+    }
+
     let mut impl_items = TokenStream::new();
     let mut module_checks = TokenStream::new();
     let mut entries = Vec::new();

@@ -9,6 +9,11 @@ impl Bad {
     pub fn ping(&self) -> String {
         "pong".into()
     }
+
+    /// Pong: the same separator, reported once for the block.
+    pub fn pong(&self) -> String {
+        "ping".into()
+    }
 }
 
 fn main() {}
