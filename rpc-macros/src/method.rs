@@ -426,7 +426,21 @@ pub fn analyze(item: &mut ImplItemFn, ctx: &ServiceCtx, attrs: MethodAttrs, erro
     let doc_lines = docs::doc_lines(&item.attrs);
     let docs = docs::parse(&doc_lines);
     let mut params = strip_param_attrs(item, &ctx.krate, errors, true);
-    check_argument_docs(&doc_lines, &params, &item.sig.ident, errors);
+    // Every named input counts, those refused above included (an `impl
+    // Trait` or a borrowed parameter has its own error already).
+    let declared: Vec<String> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => match &*typed.pat {
+                syn::Pat::Ident(pi) => Some(unraw(&pi.ident)),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    check_argument_docs(&doc_lines, &declared, &item.sig.ident, errors);
     for p in &mut params {
         if p.description.is_none() {
             p.description = docs.arguments.get(&p.name).cloned();
@@ -559,8 +573,8 @@ fn method_name(info: &InfoArgs, ctx: &ServiceCtx, fn_name: &str, ident_span: Spa
 
 /// Every `# Arguments` entry must name a parameter: a typo there would
 /// silently drop a description.
-fn check_argument_docs(lines: &[docs::DocLine], params: &[Param], fn_ident: &syn::Ident, errors: &mut Errors) {
-    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+fn check_argument_docs(lines: &[docs::DocLine], declared: &[String], fn_ident: &syn::Ident, errors: &mut Errors) {
+    let names: Vec<&str> = declared.iter().map(String::as_str).collect();
     for entry in docs::argument_entries(lines) {
         if names.contains(&entry.name.as_str()) {
             continue;

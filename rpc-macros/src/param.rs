@@ -75,7 +75,11 @@ pub fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Erro
         }
         match &ty {
             Type::ImplTrait(t) => {
-                errors.push(syn::Error::new_spanned(t, "`impl Trait` parameters are not supported in RPC methods"));
+                errors.push(syn::Error::new_spanned(
+                    t,
+                    "`impl Trait` parameters are not supported in RPC methods: a parameter is deserialised from \
+                     JSON into one concrete type; take that type (e.g. `String` for `impl Into<String>`)",
+                ));
                 continue;
             }
             _ => {}
