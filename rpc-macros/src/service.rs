@@ -127,14 +127,21 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     // Duplicate names within this block and version.
     let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut first_fn: HashMap<&str, String> = HashMap::new();
     for m in &methods {
-        if let Some(first) = seen.insert(&m.name, m.name_span) {
-            let mut e = syn::Error::new(
+        if seen.contains_key(m.name.as_str()) {
+            let first = first_fn.get(m.name.as_str()).cloned().unwrap_or_default();
+            errors.push(syn::Error::new(
                 m.name_span,
-                format!("duplicate RPC method name `{}` in API version {version}", m.name),
-            );
-            e.combine(syn::Error::new(first, format!("`{}` is first defined here", m.name)));
-            errors.push(e);
+                format!(
+                    "duplicate RPC method name `{}` in API version {version}: `fn {first}` of this block has it \
+                     already; rename one (`#[rpc::info(name = \"...\")]`)",
+                    m.name
+                ),
+            ));
+        } else {
+            seen.insert(&m.name, m.name_span);
+            first_fn.insert(&m.name, m.ident.to_string());
         }
     }
     check_removed(&args.removed, version, &seen, &mut errors);
