@@ -64,13 +64,13 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcp-interop.XXXXXX")
 pids=()
 status=1
-cleanup() {
-  local pid i
-  for pid in "${pids[@]}"; do
+# stop_pids PID...: stops them (TERM to all, then KILL after 5 s each) and drops them from $pids.
+stop_pids() {
+  local pid i kept=()
+  for pid in "$@"; do
     kill "$pid" 2>/dev/null || true
   done
-  # Graceful shutdown gets 5 s, then SIGKILL.
-  for pid in "${pids[@]}"; do
+  for pid in "$@"; do
     for ((i = 0; i < 50; i++)); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
@@ -78,6 +78,14 @@ cleanup() {
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
+  for pid in "${pids[@]}"; do
+    [[ " $* " == *" $pid "* ]] || kept+=("$pid")
+  done
+  pids=("${kept[@]}")
+}
+cleanup() {
+  # Graceful shutdown gets 5 s, then SIGKILL.
+  (( ${#pids[@]} )) && stop_pids "${pids[@]}"
   if [[ $status == 0 && ${INTEROP_KEEP:-} != 1 ]]; then
     rm -rf "$work"
   else
@@ -220,23 +228,6 @@ await_listening() {
     kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.1
   done
-}
-# stop_pids PID...: stops them (TERM, then KILL after 5 s) and drops them from $pids.
-stop_pids() {
-  local pid i kept=()
-  for pid in "$@"; do
-    kill "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    [[ " $* " == *" $pid "* ]] || kept+=("$pid")
-  done
-  pids=("${kept[@]}")
 }
 oauth_pids=()
 oauth_url=

@@ -63,7 +63,7 @@ pub mod stdio;
 pub mod tasks;
 pub mod tools;
 pub mod uri_template;
-mod visibility;
+pub mod visibility;
 
 pub use app::{App, AppError};
 pub use ask::{AskClient, ElicitAction, Elicitation, Root};

@@ -19,7 +19,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use rpc::i18n::{Field, Language};
 use rpc::{McpRole, Method, PromptSpec};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -173,15 +172,9 @@ impl PromptSet {
         self.prompts.get(name)
     }
 
-    /// The serialised `prompts/list` page `identity` sees.
-    pub fn page(
-        &self,
-        identity: Option<&rpc::Identity>,
-        language: Language,
-        version: ProtocolVersion,
-        cursor: Option<&str>,
-    ) -> Option<Bytes> {
-        self.pages.get(identity, language, version, cursor)
+    /// The `prompts/list` pages, per caller.
+    pub fn list(&self) -> &ScopedList {
+        &self.pages
     }
 }
 

@@ -14,7 +14,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use rpc::i18n::{Field, Language};
 use rpc::{McpRole, Method, ResourceSpec};
 use serde_json::value::RawValue;
@@ -166,26 +165,14 @@ impl ResourceSet {
         self.resources.iter().find(|r| r.spec.uri == template)
     }
 
-    /// The serialised `resources/list` page `identity` sees.
-    pub fn list_page(
-        &self,
-        identity: Option<&rpc::Identity>,
-        language: Language,
-        version: ProtocolVersion,
-        cursor: Option<&str>,
-    ) -> Option<Bytes> {
-        self.list.get(identity, language, version, cursor)
+    /// The `resources/list` pages, per caller.
+    pub fn list(&self) -> &ScopedList {
+        &self.list
     }
 
-    /// The serialised `resources/templates/list` page `identity` sees.
-    pub fn templates_page(
-        &self,
-        identity: Option<&rpc::Identity>,
-        language: Language,
-        version: ProtocolVersion,
-        cursor: Option<&str>,
-    ) -> Option<Bytes> {
-        self.templates.get(identity, language, version, cursor)
+    /// The `resources/templates/list` pages, per caller.
+    pub fn templates(&self) -> &ScopedList {
+        &self.templates
     }
 }
 

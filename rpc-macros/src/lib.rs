@@ -13,6 +13,7 @@ mod docs;
 mod errors;
 mod krate;
 mod method;
+mod method_attrs;
 mod names;
 mod param;
 mod policies;

@@ -80,9 +80,9 @@ pub(crate) fn list(
     let (language, protocol) = (asked.language, asked.protocol);
     let identity = asked.identity.as_deref();
     let page = match method {
-        "resources/list" => features.resources.list_page(identity, language, protocol, cursor),
-        "resources/templates/list" => features.resources.templates_page(identity, language, protocol, cursor),
-        _ => features.prompts.page(identity, language, protocol, cursor),
+        "resources/list" => features.resources.list().get(identity, language, protocol, cursor),
+        "resources/templates/list" => features.resources.templates().get(identity, language, protocol, cursor),
+        _ => features.prompts.list().get(identity, language, protocol, cursor),
     };
     page.map(|p| p.to_vec()).ok_or_else(|| invalid_params("Invalid cursor"))
 }
