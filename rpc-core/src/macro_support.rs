@@ -143,40 +143,6 @@ impl<T: HeaderParam> HeaderParam for Option<T> {}
 /// Compile-time check helper for `#[rpc(header)]`.
 pub fn assert_header<T: HeaderParam>() {}
 
-/// Implements the check trait `#[rpc::service]` generates for one rule
-/// (with the rule's and the parameter's names in its message) for the types
-/// the rule applies to: `strings` (`String`, `&str`, `Cow<str>`, ... and
-/// their `Option`), `numbers` (integer and float primitives and their
-/// `Option`), `lengths` (strings, `Vec`, slices, arrays, sets).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __rpc_rule_targets {
-    (@each $tr:ident: $($t:ty),*) => {
-        $(impl $tr for $t {})*
-        $(impl $tr for ::core::option::Option<$t> {})*
-    };
-    (strings $tr:ident) => {
-        $crate::__rpc_rule_targets!(@each $tr: ::std::string::String, &str, ::std::borrow::Cow<'_, str>,
-            ::std::boxed::Box<str>, ::std::sync::Arc<str>, ::std::rc::Rc<str>);
-    };
-    (numbers $tr:ident) => {
-        $crate::__rpc_rule_targets!(@each $tr: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
-    };
-    (lengths $tr:ident) => {
-        $crate::__rpc_rule_targets!(strings $tr);
-        impl<T> $tr for ::std::vec::Vec<T> {}
-        impl<T> $tr for ::core::option::Option<::std::vec::Vec<T>> {}
-        impl<T> $tr for [T] {}
-        impl<T> $tr for &[T] {}
-        impl<T, const N: usize> $tr for [T; N] {}
-        impl<T> $tr for ::std::boxed::Box<[T]> {}
-        impl<T> $tr for ::std::collections::VecDeque<T> {}
-        impl<T> $tr for ::std::collections::BTreeSet<T> {}
-        impl<T, S> $tr for ::std::collections::HashSet<T, S> {}
-    };
-}
-pub use crate::__rpc_rule_targets as rule_targets;
-
 /// A type a method can return (the success type of a `Result`, or the
 /// value itself): it goes to JSON and has a schema.
 #[diagnostic::on_unimplemented(

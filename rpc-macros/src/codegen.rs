@@ -144,7 +144,7 @@ impl Method {
                 header_checks.push(quote!(#check();));
             }
             let rules = p.rules.iter().map(|r| r.expr(k));
-            rule_checks.extend(p.rules.iter().map(|r| r.check(k, ty, pname)));
+            rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
             param_descs.push(quote! {
                 #k::ParamDescriptor {
                     name: #pname,

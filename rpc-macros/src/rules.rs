@@ -437,33 +437,83 @@ impl ParamRule {
     /// rule does not fit the parameter's type `ty`: a local trait whose
     /// message names the rule and the parameter `param`, implemented for
     /// the types the rule applies to.
-    pub fn check(&self, k: &TokenStream, ty: &syn::Type, param: &str) -> TokenStream {
+    pub fn check(&self, ty: &syn::Type, param: &str) -> TokenStream {
         let Some(target) = self.target else { return TokenStream::new() };
         let rule = self.name;
-        let (kind, message, label) = match target {
+        let (message, label) = match target {
             Target::Strings => (
-                quote!(strings),
                 format!("`{rule}` applies to string parameters, but `{param}` is `{{Self}}`"),
                 format!("`{rule}` needs a string parameter (`String`, `&str`, `Cow<str>`, or an `Option` of one)"),
             ),
             Target::Numbers => (
-                quote!(numbers),
                 format!("`{rule}` applies to number parameters, but `{param}` is `{{Self}}`"),
                 format!("`{rule}` needs an integer or float parameter (or an `Option` of one)"),
             ),
             Target::Lengths => (
-                quote!(lengths),
                 format!("`{rule}` applies to string and array parameters, but `{param}` is `{{Self}}`"),
                 format!("`{rule}` counts the characters of a string or the items of a `Vec`, slice or array"),
             ),
         };
         let call = crate::spans::respan(quote!(__rpc_rule_fits::<#ty>();), self.span);
+        // The impls are written here rather than by a macro of the runtime
+        // crate: with a wrong `crate = "..."` path, the path's own error is
+        // the only one (the trait would have no impl and every rule would
+        // say its parameter does not fit).
+        let impls = rule_target_impls(target);
         quote! {{
             #[diagnostic::on_unimplemented(message = #message, label = #label)]
             trait __RpcRuleTarget {}
-            #k::rule_targets!(#kind __RpcRuleTarget);
+            #impls
             fn __rpc_rule_fits<T: __RpcRuleTarget + ?Sized>() {}
             #call
         }}
+    }
+}
+
+/// The impls of the local check trait `__RpcRuleTarget` for the types a
+/// rule of `target` applies to (and their `Option`).
+fn rule_target_impls(target: Target) -> TokenStream {
+    let each = |types: Vec<TokenStream>| {
+        quote! {
+            #(impl __RpcRuleTarget for #types {})*
+            #(impl __RpcRuleTarget for ::core::option::Option<#types> {})*
+        }
+    };
+    let strings = || {
+        each(vec![
+            quote!(::std::string::String),
+            quote!(&str),
+            quote!(::std::borrow::Cow<'_, str>),
+            quote!(::std::boxed::Box<str>),
+            quote!(::std::sync::Arc<str>),
+            quote!(::std::rc::Rc<str>),
+        ])
+    };
+    match target {
+        Target::Strings => strings(),
+        Target::Numbers => each(
+            ["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64"]
+                .iter()
+                .map(|t| {
+                    let t = format_ident!("{}", t);
+                    quote!(#t)
+                })
+                .collect(),
+        ),
+        Target::Lengths => {
+            let strings = strings();
+            quote! {
+                #strings
+                impl<T> __RpcRuleTarget for ::std::vec::Vec<T> {}
+                impl<T> __RpcRuleTarget for ::core::option::Option<::std::vec::Vec<T>> {}
+                impl<T> __RpcRuleTarget for [T] {}
+                impl<T> __RpcRuleTarget for &[T] {}
+                impl<T, const N: usize> __RpcRuleTarget for [T; N] {}
+                impl<T> __RpcRuleTarget for ::std::boxed::Box<[T]> {}
+                impl<T> __RpcRuleTarget for ::std::collections::VecDeque<T> {}
+                impl<T> __RpcRuleTarget for ::std::collections::BTreeSet<T> {}
+                impl<T, S> __RpcRuleTarget for ::std::collections::HashSet<T, S> {}
+            }
+        }
     }
 }
