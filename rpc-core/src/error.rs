@@ -118,8 +118,9 @@ impl std::str::FromStr for Environment {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned as an RPC error",
     label = "the error type of this method",
-    note = "implement `rpc::ApplicationError` for `{Self}` (it gives the JSON-RPC error code), \
-            or return `rpc::RpcError`"
+    note = "return `rpc::RpcError`, or implement `rpc::ApplicationError` for `{Self}` if it is a type of \
+            this crate (it gives the JSON-RPC error code); another crate's type (`String`, `Box<dyn Error>`, \
+            `anyhow::Error`) cannot implement it: map it, `.map_err(|e| rpc::RpcError::new(code, e.to_string()))?`"
 )]
 pub trait ApplicationError: std::error::Error + Send + Sync + 'static {
     /// The JSON-RPC error code.

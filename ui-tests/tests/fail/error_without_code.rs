@@ -10,6 +10,11 @@ impl Svc {
     pub fn fail(&self) -> Result<u32, Oops> {
         Err(Oops)
     }
+
+    /// A `String` error: another crate's type, mapped rather than implemented.
+    pub fn text(&self) -> Result<u32, String> {
+        Err("no".to_owned())
+    }
 }
 
 fn main() {}
