@@ -51,13 +51,7 @@ fn unit_seconds(unit: &str) -> Result<u64, String> {
     }
     let hint = match unit {
         "ms" | "us" | "ns" | "millis" => " (the smallest unit is a second)".to_owned(),
-        _ => UNITS
-            .iter()
-            .map(|(name, _)| (strsim::jaro_winkler(name, unit), *name))
-            .filter(|(score, _)| *score > 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, name)| format!("; did you mean `{name}`?"))
-            .unwrap_or_default(),
+        _ => crate::policies::did_you_mean(unit, UNITS.iter().map(|(name, _)| *name)),
     };
     Err(format!("unknown unit `{unit}`: use `s`, `m`, `h` or `d`{hint}"))
 }

@@ -56,13 +56,7 @@ pub fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
         };
         let name = ident.to_string();
         if !CLIENT_CAPABILITIES.contains(&name.as_str()) {
-            let hint = CLIENT_CAPABILITIES
-                .iter()
-                .map(|known| (strsim::jaro_winkler(known, &name), *known))
-                .filter(|(score, _)| *score > 0.7)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, known)| format!("; did you mean `{known}`?"))
-                .unwrap_or_default();
+            let hint = crate::policies::did_you_mean(&name, CLIENT_CAPABILITIES.iter().copied());
             errors.push(syn::Error::new_spanned(
                 ident,
                 format!(
