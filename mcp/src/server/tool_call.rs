@@ -268,18 +268,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         }
         _ => None,
     };
-    let retry_after = match &outcome.execution {
-        Some(execution) if execution.stage == rpc::Stage::RateLimit => Some(
-            result
-                .as_ref()
-                .err()
-                .and_then(|e| e.data.as_ref())
-                .and_then(|data| data.pointer("/extra/retryAfter"))
-                .and_then(Value::as_u64)
-                .map_or(1, |s| u32::try_from(s).unwrap_or(u32::MAX)),
-        ),
-        _ => None,
-    };
+    let retry_after = outcome.execution.as_ref().and_then(rpc::Execution::retry_after);
     let executions = match outcome.execution {
         Some(execution) if execution.wants_response_sent() => vec![execution],
         _ => Vec::new(),

@@ -94,6 +94,11 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// Who is calling: the call's identity, else its context's.
+    pub fn caller(&self) -> Option<&Identity> {
+        self.identity.as_deref().or_else(|| self.context.as_ref().and_then(Context::identity))
+    }
+
     /// A client's call, from `peer` (its address, when the transport has
     /// one): counted against the executor's call rate, by identity, else
     /// by address ([`crate::rate`]).

@@ -60,6 +60,16 @@ impl Execution {
     pub fn wants_response_sent(&self) -> bool {
         self.record.is_some()
     }
+
+    /// The seconds a client refused for its rate ([`Stage::RateLimit`])
+    /// must wait, for `Retry-After`; `None` for any other outcome.
+    pub fn retry_after(&self) -> Option<u32> {
+        if self.stage != Stage::RateLimit {
+            return None;
+        }
+        let seconds = self.result.as_ref().err()?.extra()?.get("retryAfter")?.as_u64()?;
+        Some(u32::try_from(seconds).unwrap_or(u32::MAX))
+    }
 }
 
 /// Runs calls against a [`Registry`].
@@ -184,8 +194,7 @@ impl Executor {
     /// Executes one call.
     pub async fn execute(&self, mut call: Call<'_>) -> Execution {
         if call.metered && self.rates.calls.is_some() {
-            let identity = call.identity.as_deref().or_else(|| call.context.as_ref().and_then(Context::identity));
-            if let Some(wait) = self.throttle(RateKind::Calls, identity, call.peer).await {
+            if let Some(wait) = self.throttle(RateKind::Calls, call.caller(), call.peer).await {
                 let error = RpcError::rate_limited("calls", wait);
                 return self.fail(&call, None, None, Stage::RateLimit, error).await;
             }
@@ -208,8 +217,7 @@ impl Executor {
         };
         let scopes = method.descriptor().scopes;
         if !scopes.is_empty() {
-            let identity = call.identity.as_deref().or_else(|| call.context.as_ref().and_then(Context::identity));
-            let missing = identity.map(|identity| identity.missing(scopes)).unwrap_or_default();
+            let missing = call.caller().map(|identity| identity.missing(scopes)).unwrap_or_default();
             if !missing.is_empty() {
                 let error = RpcError::insufficient_scope(method.name(), &missing);
                 return self.fail(&call, Some(method), None, Stage::Access, error).await;

@@ -29,7 +29,7 @@ use crate::server::body::{
 };
 use crate::server::route::{PeerAddr, PublicUrl, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
-use rpc_core::executor::{Call, Execution, Executor, Stage, Transport};
+use rpc_core::executor::{Call, Execution, Executor, Transport};
 use rpc_core::i18n::Translations;
 use rpc_core::jsonrpc::envelope::{self, Message};
 use rpc_core::jsonrpc::limits::JsonLimits;
@@ -93,15 +93,6 @@ struct Deferred {
     url: callback::CallbackUrl,
     headers: HeaderMap,
     _slot: Pending,
-}
-
-/// The seconds to announce in `Retry-After` when `execution` was refused
-/// for its client's rate.
-fn limited_for(execution: Option<&Execution>) -> Option<u32> {
-    let execution = execution.filter(|e| e.stage == Stage::RateLimit)?;
-    let error = execution.result.as_ref().err()?;
-    let seconds = error.extra().and_then(|extra| extra.get("retryAfter")).and_then(Value::as_u64);
-    Some(seconds.map_or(1, |s| u32::try_from(s).unwrap_or(u32::MAX)))
 }
 
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
@@ -263,7 +254,7 @@ impl JsonRpcService {
             envelope::Body::Single(message) => {
                 let (out, execution, later) = self.one(version, message, &identity, peer, headers).await;
                 deferred.extend(later.map(|job| *job));
-                retry_after = out.as_ref().and_then(|_| limited_for(execution.as_ref()));
+                retry_after = out.as_ref().and_then(|_| execution.as_ref().and_then(Execution::retry_after));
                 (out, execution.into_iter().collect::<Vec<_>>())
             }
             envelope::Body::Batch(items) if items.is_empty() => {
