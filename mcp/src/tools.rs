@@ -93,11 +93,6 @@ impl ToolSet {
     ) -> Option<Bytes> {
         self.pages.get(identity, language, version, cursor)
     }
-
-    /// Whether what a caller sees depends on its scopes (a tool needs one).
-    pub fn is_scoped(&self) -> bool {
-        self.pages.is_scoped()
-    }
 }
 
 /// The tools of a group, per API version, or why the group cannot be served.

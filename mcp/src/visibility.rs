@@ -126,28 +126,15 @@ impl ScopedList {
         scoped_callers: bool,
     ) -> ScopedList {
         let required: Vec<&'static [&'static str]> = items.iter().map(needs).collect();
-        let shared = Arc::new((items, write, Arc::clone(texts), config.clone()));
-        let writer = move |seen: Option<Arc<[bool]>>| {
-            let shared = Arc::clone(&shared);
-            let (texts, config) = (Arc::clone(&shared.2), shared.3.clone());
-            Pages::build(key, &texts, &config, move |texts, language, version| {
-                let (items, write) = (&shared.0, &shared.1);
-                let seen = |i: usize| seen.as_ref().is_none_or(|seen| seen.get(i).copied().unwrap_or(false));
-                items
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| seen(*i))
-                    .map(|(_, item)| write(item, texts, language, version))
-                    .collect()
-            })
-        };
-        let writer = Arc::new(writer);
-        let per_grant = Arc::clone(&writer);
+        let source = Arc::new(Source { key, items, write, texts: Arc::clone(texts), config: config.clone() });
         let visibility = match scoped_callers {
-            true => Visibility::new(&required, move |seen| per_grant(Some(seen)).private()),
+            true => {
+                let source = Arc::clone(&source);
+                Visibility::new(&required, move |seen| source.pages(Some(seen)).private())
+            }
             false => None,
         };
-        let pages = if visibility.is_some() { writer(None).private() } else { writer(None) };
+        let pages = if visibility.is_some() { source.pages(None).private() } else { source.pages(None) };
         ScopedList { pages, visibility }
     }
 
@@ -166,10 +153,30 @@ impl ScopedList {
             None => self.pages.get(language, version, cursor).cloned(),
         }
     }
+}
 
-    /// Whether what a caller sees depends on its scopes.
-    pub fn is_scoped(&self) -> bool {
-        self.visibility.is_some()
+/// What a [`ScopedList`]'s pages are written from.
+struct Source<T, W> {
+    key: &'static str,
+    items: Vec<T>,
+    write: W,
+    texts: Arc<ListTexts>,
+    config: McpConfig,
+}
+
+impl<T, W> Source<T, W>
+where
+    T: Send + Sync + 'static,
+    W: Fn(&T, &ListTexts, Language, ProtocolVersion) -> Value + Send + Sync + 'static,
+{
+    /// The pages of the items `seen` marks (by index; `None`: every item).
+    fn pages(self: &Arc<Self>, seen: Option<Arc<[bool]>>) -> Pages {
+        let source = Arc::clone(self);
+        Pages::build(self.key, &self.texts, &self.config, move |texts, language, version| {
+            let seen = |i: usize| seen.as_ref().is_none_or(|seen| seen.get(i).copied().unwrap_or(false));
+            let items = source.items.iter().enumerate().filter(|(i, _)| seen(*i));
+            items.map(|(_, item)| (source.write)(item, texts, language, version)).collect()
+        })
     }
 }
 

@@ -225,9 +225,8 @@ impl Security {
     /// [`AccessPolicy::declare_scopes`]); endpoints do it when they are built.
     pub fn declare_scopes<'a>(&self, methods: impl IntoIterator<Item = &'a rpc_core::Method>) {
         let Some(policy) = self.inner.access.as_deref() else { return };
-        let mut scopes: Vec<&str> = methods.into_iter().flat_map(|m| m.descriptor().scopes.iter().copied()).collect();
-        scopes.sort_unstable();
-        scopes.dedup();
+        // The policy keeps each scope once, sorted.
+        let scopes: Vec<&str> = methods.into_iter().flat_map(|m| m.descriptor().scopes.iter().copied()).collect();
         if !scopes.is_empty() {
             policy.declare_scopes(&scopes);
         }
