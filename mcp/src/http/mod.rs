@@ -215,7 +215,9 @@ impl McpEndpoint {
         };
         let accepts = accepted(&parts.headers);
         let mirror = Mirrored { headers: &parts.headers };
-        let identity = caller.identity.clone();
+        // Kept for a scope refusal's challenge: only an identity limited to
+        // scopes can be refused for them (no clone on every other request).
+        let identity = caller.identity.as_ref().filter(|identity| identity.scoped).cloned();
         let incoming = Incoming {
             body,
             version,
