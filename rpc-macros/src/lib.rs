@@ -23,6 +23,7 @@ mod scopes;
 mod seconds;
 mod service;
 mod spans;
+mod suggest;
 mod tool_checks;
 mod uri_template;
 mod values;

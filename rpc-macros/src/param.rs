@@ -73,16 +73,13 @@ pub fn strip_param_attrs(item: &mut ImplItemFn, krate: &Krate, errors: &mut Erro
             errors.push(syn::Error::new_spanned(reference, owned_hint(reference, &ty)));
             continue;
         }
-        match &ty {
-            Type::ImplTrait(t) => {
-                errors.push(syn::Error::new_spanned(
-                    t,
-                    "`impl Trait` parameters are not supported in RPC methods: a parameter is deserialised from \
-                     JSON into one concrete type; take that type (e.g. `String` for `impl Into<String>`)",
-                ));
-                continue;
-            }
-            _ => {}
+        if let Type::ImplTrait(t) = &ty {
+            errors.push(syn::Error::new_spanned(
+                t,
+                "`impl Trait` parameters are not supported in RPC methods: a parameter is deserialised from \
+                 JSON into one concrete type; take that type (e.g. `String` for `impl Into<String>`)",
+            ));
+            continue;
         }
         let optional = is_option(&ty);
         let name = unraw(&ident);

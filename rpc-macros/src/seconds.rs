@@ -51,7 +51,7 @@ fn unit_seconds(unit: &str) -> Result<u64, String> {
     }
     let hint = match unit {
         "ms" | "us" | "ns" | "millis" => " (the smallest unit is a second)".to_owned(),
-        _ => crate::policies::did_you_mean(unit, UNITS.iter().map(|(name, _)| *name)),
+        _ => crate::suggest::did_you_mean(unit, UNITS.iter().map(|(name, _)| *name)),
     };
     Err(format!("unknown unit `{unit}`: use `s`, `m`, `h` or `d`{hint}"))
 }

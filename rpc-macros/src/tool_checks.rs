@@ -24,7 +24,7 @@ pub fn task_variant(tool: &ToolArgs) -> Result<&'static str, syn::Error> {
         (Some((_, variant)), _) => Ok(variant),
         (None, word) => {
             let hint =
-                word.map(|w| crate::policies::did_you_mean(&w, KINDS.iter().map(|(k, _)| *k))).unwrap_or_default();
+                word.map(|w| crate::suggest::did_you_mean(&w, KINDS.iter().map(|(k, _)| *k))).unwrap_or_default();
             Err(syn::Error::new_spanned(
                 expr,
                 format!(
@@ -56,7 +56,7 @@ pub fn check_hints(tool: &ToolArgs, errors: &mut Errors) {
         };
         let name = ident.to_string();
         if !CLIENT_CAPABILITIES.contains(&name.as_str()) {
-            let hint = crate::policies::did_you_mean(&name, CLIENT_CAPABILITIES.iter().copied());
+            let hint = crate::suggest::did_you_mean(&name, CLIENT_CAPABILITIES.iter().copied());
             errors.push(syn::Error::new_spanned(
                 ident,
                 format!(
@@ -188,7 +188,7 @@ pub fn input_schema(tool: &ToolArgs, params: &[Param], errors: &mut Errors) -> O
     let mut meant: Vec<&str> = Vec::new();
     for property in properties.keys() {
         if !names.contains(&property.as_str()) {
-            let hint = crate::policies::did_you_mean(property, names.iter().copied());
+            let hint = crate::suggest::did_you_mean(property, names.iter().copied());
             if let Some(name) = names.iter().find(|n| hint.contains(&format!("`{n}`"))) {
                 meant.push(name);
             }

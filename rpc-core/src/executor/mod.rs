@@ -193,11 +193,12 @@ impl Executor {
 
     /// Executes one call.
     pub async fn execute(&self, mut call: Call<'_>) -> Execution {
-        if call.metered && self.rates.calls.is_some() {
-            if let Some(wait) = self.throttle(RateKind::Calls, call.caller(), call.peer).await {
-                let error = RpcError::rate_limited("calls", wait);
-                return self.fail(&call, None, None, Stage::RateLimit, error).await;
-            }
+        if call.metered
+            && self.rates.calls.is_some()
+            && let Some(wait) = self.throttle(RateKind::Calls, call.caller(), call.peer).await
+        {
+            let error = RpcError::rate_limited("calls", wait);
+            return self.fail(&call, None, None, Stage::RateLimit, error).await;
         }
         let renamed = match self.listeners.is_empty() {
             true => None,
