@@ -304,24 +304,20 @@ pub fn default_value<T: Serialize>(value: T) -> Value {
 /// Selects, by a group's `MCP` flag, whether an undocumented method warns.
 pub struct McpPublished<const PUBLISHED: bool>;
 
-/// The type a method-description check produces: the `#[must_use]` marker
-/// (which warns when unused) for groups published over MCP, `()` otherwise.
-pub trait DescriptionCheck {
-    /// The produced type.
-    type Out<T: Default>: Default;
+impl McpPublished<true> {
+    /// Warns (the `deprecated` lint is the one warning a macro can raise on
+    /// stable Rust), at the method the generated call is spanned to.
+    #[deprecated(
+        note = "this method is published over MCP without a description, so AI agents see only its name: \
+                add a doc comment to it, or mark it `#[rpc::info(undocumented)]` \
+                (`#[rpc::service(undocumented)]` for the whole block) when its texts come from elsewhere"
+    )]
+    pub const fn method_without_description() {}
 }
 
-impl DescriptionCheck for McpPublished<true> {
-    type Out<T: Default> = T;
-}
-
-impl DescriptionCheck for McpPublished<false> {
-    type Out<T: Default> = ();
-}
-
-/// Produces a `T` (which the generated code leaves unused on purpose).
-pub fn produce<T: Default>() -> T {
-    T::default()
+impl McpPublished<false> {
+    /// A method of groups not published over MCP needs no description.
+    pub const fn method_without_description() {}
 }
 
 /// Compile-time check helper: the service type can be shared across threads.

@@ -12,7 +12,7 @@
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
 //! * `const __RPC_DESC_get: MethodDescriptor` and
 //!   `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`;
-//! * `fn __rpc_described_get()`, which warns (through `#[must_use]`) when
+//! * `fn __rpc_described_get()`, which warns (through `#[deprecated]`) when
 //!   an undocumented method is published over MCP.
 //!
 //! Every use of a parameter's or result's traits goes through one trait
@@ -378,46 +378,28 @@ impl Method {
         checks
     }
 
-    /// A function whose body leaves a `#[must_use]` value unused, so the
-    /// compiler warns, when the method has no description and one of its
-    /// groups is published over MCP (the value is `()` otherwise). The
-    /// warning names the method (the marker type's name and its note) and
-    /// points at it.
+    /// A function calling `McpPublished::<published>::method_without_description`,
+    /// which is `#[deprecated]` (with the advice as its note) when one of the
+    /// method's groups is published over MCP, so the compiler warns at the
+    /// method's signature when it has no description.
     fn description_check(&self, k: &TokenStream) -> TokenStream {
         if self.undocumented || self.docs.summary.is_some() || self.docs.description.is_some() || self.groups.is_empty()
         {
             return TokenStream::new();
         }
         let check = format_ident!("__rpc_described_{}", unraw(&self.ident));
-        let marker: String =
-            self.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-        let marker = format_ident!("{}_has_no_description", marker.trim_start_matches(|c: char| c.is_ascii_digit()));
-        let message = format!(
-            "`{}` is published over MCP without a description, so AI agents see only its name: \
-             add a doc comment to `{}`, or mark it `#[rpc::info(undocumented)]` \
-             (`#[rpc::service(undocumented)]` for the whole block) when its texts come from elsewhere",
-            self.name, self.ident
-        );
         let published = self.groups.iter().map(|g| quote!(<#g as #k::ApiGroup>::MCP));
-        let produce = respan(
+        let call = respan(
             quote! {
-                #k::produce::<<#k::McpPublished<{ false #(|| #published)* }> as #k::DescriptionCheck>::Out<#marker>>();
+                #k::McpPublished::<{ false #(|| #published)* }>::method_without_description();
             },
-            self.sig_span,
+            self.ident.span(),
         );
         quote! {
             #[doc(hidden)]
             #[allow(dead_code, non_snake_case)]
             fn #check() {
-                #[must_use = #message]
-                #[allow(non_camel_case_types)]
-                struct #marker;
-                impl ::core::default::Default for #marker {
-                    fn default() -> Self {
-                        #marker
-                    }
-                }
-                #produce
+                #call
             }
         }
     }

@@ -167,7 +167,50 @@ pub fn fold_or_refuse(kind: &str, display: &str, args: TokenStream, item: TokenS
         list.tokens = quote!(#tokens, #key(#args));
         return f.into_token_stream();
     }
-    let message = format!("{display} only works on a method inside an `#[rpc::service]` impl block");
+    let Ok(mut f) = syn::parse2::<ImplItemFn>(item.clone()) else {
+        let message = format!("{display} only works on a method inside an `#[rpc::service]` impl block");
+        let error = syn::Error::new(Span::call_site(), message).to_compile_error();
+        return quote!(#error #item);
+    };
+    // One error for the method: its other attributes of ours, and its
+    // parameters' `#[rpc(...)]`, are taken off (each would say the same).
+    let others = strip_framework_attrs(&mut f);
+    let message = match others.as_slice() {
+        [] => format!("{display} only works on a method inside an `#[rpc::service]` impl block"),
+        others => format!(
+            "{display} and {} only work on a method inside an `#[rpc::service]` impl block",
+            others.join(", ")
+        ),
+    };
+    let name = &f.sig.ident;
+    let message = match f.sig.receiver() {
+        Some(_) => format!("{message}: put `#[rpc::service]` on the `impl` block that holds `{name}`"),
+        None => format!("{message}: `{name}` is not a method (`pub fn {name}(&self, ...)` in that block)"),
+    };
     let error = syn::Error::new(Span::call_site(), message).to_compile_error();
-    quote!(#error #item)
+    quote!(#error #f)
+}
+
+/// Removes the framework's attributes from a method outside a service (its
+/// other method attributes and its parameters' `#[rpc(...)]`), and names the
+/// method attributes removed, as written.
+fn strip_framework_attrs(f: &mut ImplItemFn) -> Vec<String> {
+    let krate = Krate::resolve(None);
+    let mut names = Vec::new();
+    f.attrs.retain(|attr| {
+        let path = attr.path();
+        let ours = crate::method_attrs::RPC_METHOD_ATTRS.iter().any(|kind| krate.is_rpc_attr(path, kind))
+            || crate::method_attrs::MCP_METHOD_ATTRS.iter().any(|(attr, _)| krate.is_mcp_attr(path, attr));
+        if ours {
+            let written = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+            names.push(format!("#[{written}]"));
+        }
+        !ours
+    });
+    for input in &mut f.sig.inputs {
+        if let syn::FnArg::Typed(pat) = input {
+            pat.attrs.retain(|attr| !attr.path().is_ident("rpc"));
+        }
+    }
+    names
 }

@@ -150,7 +150,9 @@ impl FromMeta for RangeArg {
     }
 }
 
-/// `pattern = "^[a-z]+$"`, a regular expression checked at compile time.
+/// `pattern = "^[a-z]+$"`, an ECMA-262 regular expression (the dialect JSON
+/// Schema publishes to clients, and the one the validator applies), checked
+/// at compile time with the `u` flag, as JavaScript clients compile it.
 #[derive(Debug, Clone)]
 pub struct PatternArg {
     pub lit: LitStr,
@@ -161,17 +163,44 @@ impl FromMeta for PatternArg {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
         let span = meta.path().span();
         let Str(lit) = Str::from_meta(meta)?;
-        if let Err(e) = regex_syntax::Parser::new().parse(&lit.value()) {
-            let reason = match &e {
-                regex_syntax::Error::Parse(e) => e.kind().to_string(),
-                regex_syntax::Error::Translate(e) => e.kind().to_string(),
-                other => other.to_string(),
-            };
-            return Err(darling::Error::custom(format!("`pattern` is not a valid regular expression: {reason}"))
-                .with_span(&lit));
+        if let Some(message) = pattern_error(&lit.value()) {
+            return Err(darling::Error::custom(message).with_span(&lit));
         }
         Ok(PatternArg { lit, span })
     }
+}
+
+/// Why `pattern` is not an ECMA-262 regular expression, with the fix where
+/// the mistake is a Rust-only or PCRE-only construct.
+fn pattern_error(pattern: &str) -> Option<String> {
+    let error = regress::Regex::with_flags(pattern, "u").err()?.to_string();
+    let mut reason = error.chars();
+    let reason = reason.next().map(|c| c.to_lowercase().chain(reason).collect::<String>()).unwrap_or_default();
+    let hint = if let Some(flags) = inline_flags(pattern) {
+        format!(
+            "; inline flags `(?{flags})` are Rust/PCRE syntax that JavaScript clients reject: \
+             spell the cases out (`[Aa]`) or drop the flag"
+        )
+    } else if pattern.contains("\\A") || pattern.contains("\\z") || pattern.contains("\\Z") {
+        "; `\\A` and `\\z` are not ECMA-262: use `^` and `$`".to_owned()
+    } else if pattern.contains("(?P<") {
+        "; named groups are written `(?<name>...)` in ECMA-262".to_owned()
+    } else if pattern.contains("[[:") {
+        "; POSIX classes like `[[:alpha:]]` are not ECMA-262: use `[A-Za-z]` or `\\p{L}`".to_owned()
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "`pattern` is not a valid ECMA-262 regular expression (the dialect JSON Schema clients apply): {reason}{hint}"
+    ))
+}
+
+/// The flags of a leading inline-flag group such as `(?i)` or `(?x:`.
+fn inline_flags(pattern: &str) -> Option<&str> {
+    let rest = pattern.split("(?").nth(1)?;
+    let end = rest.find([')', ':'])?;
+    let flags = &rest[..end];
+    (!flags.is_empty() && flags.chars().all(|c| matches!(c, 'i' | 'm' | 's' | 'x' | 'u' | 'U' | '-'))).then_some(flags)
 }
 
 /// What kind of literals a `one_of` lists.

@@ -31,13 +31,23 @@ enum Slot {
     Deferred(Ident),
 }
 
+/// The error for `#[rpc::service]` on a type rather than its methods.
+fn misplaced(kind: &str, ident: &Ident) -> String {
+    format!("#[rpc::service] goes on the `impl {ident} {{ ... }}` block of its methods, not on the {kind}: move it there")
+}
+
 /// Expands `#[rpc::service(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let mut item: ItemImpl = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(e) => {
-            let e = syn::Error::new(e.span(), "#[rpc::service] goes on an inherent `impl` block");
+            let message = match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(syn::Item::Struct(s)) => misplaced("struct", &s.ident),
+                Ok(syn::Item::Enum(e)) => misplaced("enum", &e.ident),
+                _ => "#[rpc::service] goes on an inherent `impl` block".to_owned(),
+            };
+            let e = syn::Error::new(e.span(), message);
             let compile_error = e.to_compile_error();
             return quote!(#compile_error #item);
         }
@@ -189,6 +199,15 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let count = entries.len();
     let type_check = quote_spanned!(self_ty.span()=> const _: () = #k::assert_service::<#self_ty>(););
     let alias_value = ctx.alias.value();
+    let block_docs = crate::docs::parse(&crate::docs::doc_lines(&item.attrs));
+    let description = match (block_docs.summary, block_docs.description) {
+        (Some(s), Some(d)) => Some(format!("{s}\n\n{d}")),
+        (one, other) => one.or(other),
+    };
+    let description = match description {
+        Some(d) => quote!(::core::option::Option::Some(#d)),
+        None => quote!(::core::option::Option::None),
+    };
 
     quote! {
         #item
@@ -212,6 +231,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     type_id: ::core::any::TypeId::of::<#self_ty>,
                     type_name: ::core::concat!(::core::module_path!(), "::", #type_name),
                     alias: #alias_value,
+                    description: #description,
                     version: #version,
                     removed: &[#(#removed),*],
                     method_slots: &__RPC_METHODS,

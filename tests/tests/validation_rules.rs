@@ -54,6 +54,11 @@ mod fixtures {
             let _ = (id, day, at, link, level, shout);
             true
         }
+
+        /// Sets a passcode: ECMA-262 look-ahead, `\d` meaning ASCII digits.
+        pub fn passcode(&self, #[rpc(pattern = r"^(?=.*\d)(?=.*[a-z])[a-z\d]{8,}$")] code: String) -> usize {
+            code.len()
+        }
     }
 }
 
@@ -192,6 +197,19 @@ async fn formats_are_enforced() {
         let reply = call(&server, "Users.formats", json!({ param: value })).await;
         let messages = refused(&reply, param);
         assert!(!messages.is_empty(), "{param} = {value}: {reply}");
+    }
+}
+
+/// Patterns are ECMA-262, as published: a look-ahead works, and `\d` is
+/// ASCII only, as in every JavaScript client (Rust's `\d` would take `٣`).
+#[tokio::test]
+async fn patterns_are_ecma_262() {
+    let server = server().await;
+    assert_eq!(call(&server, "Users.passcode", json!({"code": "abcdefg1"})).await["result"], 8);
+    for bad in ["abcdefgh", "12345678", "abcdefg\u{663}", "abc1"] {
+        let reply = call(&server, "Users.passcode", json!({ "code": bad })).await;
+        let messages = refused(&reply, "code");
+        assert!(messages.iter().any(|m| m.contains("does not match")), "{bad:?}: {messages:?}");
     }
 }
 

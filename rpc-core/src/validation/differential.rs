@@ -290,3 +290,21 @@ fn a_reference_loop_does_not_hang() {
         let _ = compiled.is_valid(&json!(1));
     }
 }
+
+/// Patterns are ECMA-262 in both: `\d` and `\w` are ASCII, `$` ends the
+/// text (no final newline), named groups are written `(?<name>)`.
+#[test]
+fn patterns_are_read_as_ecma_262() {
+    let values = [json!("123"), json!("\u{663}\u{664}"), json!("abc_1"), json!("é"), json!("12\n"), json!("ab")];
+    for pattern in [r"^\d+$", r"^\w+$", r"^(?<word>[a-z]+)$", r"^[^\d]+$"] {
+        agree(&json!({"type": "string", "pattern": pattern}), &values);
+    }
+}
+
+/// Look-around has no linear-time form: the built-in refuses the schema,
+/// saying which feature applies it.
+#[test]
+fn look_around_is_refused_with_the_feature_to_enable() {
+    let error = Compiled::new(&json!({"pattern": "^(?=.*[0-9]).{8,}$"})).err().expect("refused");
+    assert!(error.contains("look-around") && error.contains("`jsonschema` feature"), "{error}");
+}

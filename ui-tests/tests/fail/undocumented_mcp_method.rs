@@ -1,5 +1,5 @@
 // A method published over MCP without a description warns (denied here to snapshot it).
-#![deny(unused_must_use)]
+#![deny(deprecated)]
 
 rpc::api_group!(pub struct Mcp => "mcp", mcp = true);
 rpc::api_group!(pub struct Internal => "internal");

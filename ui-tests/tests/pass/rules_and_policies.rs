@@ -22,8 +22,10 @@ impl Books {
         #[rpc(one_of(1, 2, 3))] page_size: u8,
         #[rpc(length(max = 5))] tags: Vec<String>,
         #[rpc(length(min = 1))] authors: Option<Vec<String>>,
+        // ECMA-262 (look-ahead too, with the `jsonschema` feature: tests/tests/validation_rules.rs).
+        #[rpc(pattern = r"^(?<code>[a-z\d]{4,})$")] code: Option<String>,
     ) -> usize {
-        let _ = (query, limit, boost, order, page_size, tags, authors);
+        let _ = (query, limit, boost, order, page_size, tags, authors, code);
         0
     }
 

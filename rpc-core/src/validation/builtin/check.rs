@@ -304,7 +304,7 @@ fn string_checks<'v>(k: &Keywords, text: &str, value: &'v Value, path: &str) -> 
     if let Some((source, pattern)) = &k.pattern
         && !pattern.is_match(text)
     {
-        return fail(format!(" does not match {}", Value::String(source.clone())));
+        return fail(format!(" does not match \"{source}\""));
     }
     if let Some(format) = &k.format
         && !formats::valid(format, text)

@@ -137,11 +137,29 @@ fn count(value: &Value, keyword: &str) -> Result<u64, String> {
     value.as_u64().ok_or_else(|| format!("`{keyword}` must be a non-negative integer"))
 }
 
+/// A pattern, written in ECMA-262 as JSON Schema says, translated to the
+/// `regex` crate's syntax the way the `jsonschema` crate translates it
+/// (`\d` is ASCII, `$` ends the text, ...), then compiled with a size bound.
+/// Look-around and back-references have no linear-time translation: such a
+/// schema is refused (the `jsonschema` feature applies them).
 fn regex(pattern: &str) -> Result<Regex, String> {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| format!("`pattern` {pattern:?} does not compile: {e}"))
+    let translated = jsonschema_regex::to_rust_regex(pattern).map_err(|()| {
+        format!(
+            "`pattern` {pattern:?} is not an ECMA-262 regular expression the built-in validator can apply \
+             (look-around and back-references need the `jsonschema` feature)"
+        )
+    })?;
+    regex::RegexBuilder::new(&translated).size_limit(1 << 20).build().map_err(|e| {
+        let look = ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|l| pattern.contains(l)) || pattern.contains("\\k<");
+        if look {
+            format!(
+                "`pattern` {pattern:?} uses look-around or a back-reference, which the built-in validator \
+                 (a build without the `jsonschema` feature) cannot apply: enable the feature"
+            )
+        } else {
+            format!("`pattern` {pattern:?} does not compile: {e}")
+        }
+    })
 }
 
 fn compile_node(schema: &Value, refs: &mut HashMap<String, Node>, pointer: &str) -> Result<Node, String> {
