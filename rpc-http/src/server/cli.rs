@@ -68,6 +68,19 @@ pub struct Cli<A: Args> {
     /// The application's own options.
     #[command(flatten)]
     pub app: A,
+    /// What to do instead of serving (nothing: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What a server binary can do besides serving.
+#[derive(Debug, Clone, clap::Subcommand)]
+#[non_exhaustive]
+pub enum Command {
+    /// Run one JSON-RPC request (or batch) through the application, print
+    /// the response as pretty JSON and exit: 0 for a result, 1 for an error
+    /// response, 2 when no response came (`call '{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{"id":1}}'`)
+    Call(super::one_shot::CallArgs),
 }
 
 /// The security options every server binary takes.
@@ -366,6 +379,9 @@ pub fn main_parsed<A: Args, E: std::fmt::Display>(
             return ExitCode::FAILURE;
         }
     };
+    if let Some(Command::Call(args)) = &cli.command {
+        return call_once(&cli, args, app);
+    }
     init_logging();
     tracing::info!(env = ?cli.env, "starting {} {}", program.name, program.version);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -383,6 +399,50 @@ pub fn main_parsed<A: Args, E: std::fmt::Display>(
         Ok(security) => app(&cli, security).await.map_err(|e| e.to_string()),
         Err(e) => Err(e),
     }))
+}
+
+/// `call`: the application built as for serving (any host accepted: no
+/// listener), one request through it, the response printed. Logs only
+/// warnings (`RUST_LOG` overrides), on stderr.
+fn call_once<A: Args, E: std::fmt::Display>(
+    cli: &Cli<A>,
+    args: &super::one_shot::CallArgs,
+    app: impl AsyncFnOnce(&Cli<A>, Security) -> Result<Router, E>,
+) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .try_init();
+    let request = match super::one_shot::read_request(args) {
+        Ok(request) => request,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(async {
+        let security = match cli.security.build(HostPolicy::any()).await {
+            Ok(security) => security,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        };
+        match app(cli, security).await {
+            Ok(router) => super::one_shot::call(router, args, request).await.report(),
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(2)
+            }
+        }
+    })
 }
 
 #[cfg(all(test, feature = "oauth"))]

@@ -11,6 +11,8 @@ pub mod body;
 pub mod cli;
 #[cfg(feature = "server")]
 mod conn_service;
+#[cfg(feature = "cli")]
+pub mod one_shot;
 pub mod deadline;
 pub mod draining;
 #[cfg(feature = "server")]
