@@ -39,6 +39,19 @@ pub enum Rule {
     /// `not_blank`: a string with at least one non-whitespace character
     /// (`minLength: 1` and `pattern: "\\S"`).
     NotBlank,
+    /// `range(exclusive_min = .., exclusive_max = ..)`: bounds a number must
+    /// not reach (`exclusiveMinimum`/`exclusiveMaximum`).
+    ExclusiveRange {
+        /// The value must be greater than this.
+        min: Option<f64>,
+        /// The value must be less than this.
+        max: Option<f64>,
+    },
+    /// `equals = ..`: the one allowed value (`const`; with `null` beside it
+    /// for an `Option`); its JSON.
+    Equals(&'static str),
+    /// `items(..)`: rules for each item of an array (applied to `items`).
+    Items(&'static [Rule]),
 }
 
 /// String formats a [`Rule::Format`] names.
@@ -155,6 +168,28 @@ fn apply_to(schema: &mut Map<String, Value>, rules: &[Rule], nullable: bool) {
                 tighten(schema, "minLength", Some(1), u64::max);
                 add_pattern(schema, NOT_BLANK_PATTERN);
             }
+            Rule::ExclusiveRange { min, max } => {
+                if let Some(min) = min {
+                    schema.insert("exclusiveMinimum".into(), number(min));
+                }
+                if let Some(max) = max {
+                    schema.insert("exclusiveMaximum".into(), number(max));
+                }
+            }
+            Rule::Equals(value) => {
+                if let Ok(value) = serde_json::from_str::<Value>(value) {
+                    if nullable {
+                        schema.insert("enum".into(), Value::Array(vec![value, Value::Null]));
+                    } else {
+                        schema.insert("const".into(), value);
+                    }
+                }
+            }
+            Rule::Items(rules) => {
+                if let Some(Value::Object(items)) = schema.get_mut("items") {
+                    apply_rules(items, rules);
+                }
+            }
         }
     }
 }
@@ -215,6 +250,31 @@ mod tests {
         let Value::Object(mut map) = schema else { panic!("an object schema") };
         apply_rules(&mut map, rules);
         Value::Object(map)
+    }
+
+    #[test]
+    fn exclusive_bounds_constants_and_items() {
+        let rules = [Rule::ExclusiveRange { min: Some(0.0), max: None }, Rule::Range { min: None, max: Some(1.5) }];
+        assert_eq!(
+            applied(json!({"type": "number"}), &rules),
+            json!({"type": "number", "exclusiveMinimum": 0, "maximum": 1.5})
+        );
+        assert_eq!(applied(json!({"type": "string"}), &[Rule::Equals("\"yes\"")]), json!({"type": "string", "const": "yes"}));
+        assert_eq!(
+            applied(json!({"type": ["integer", "null"]}), &[Rule::Equals("2")]),
+            json!({"type": ["integer", "null"], "enum": [2, null]}),
+            "an Option keeps null"
+        );
+        const EACH: &[Rule] = &[Rule::Length { min: Some(2), max: None }, Rule::NotBlank];
+        assert_eq!(
+            applied(json!({"type": ["array", "null"], "items": {"type": "string"}}), &[Rule::Items(EACH)]),
+            json!({"type": ["array", "null"], "items": {"type": "string", "minLength": 2, "pattern": "\\S"}})
+        );
+        assert_eq!(
+            applied(json!({"type": "array", "items": {"type": ["string", "null"]}}), &[Rule::Items(&[Rule::OneOf("[\"a\"]")])]),
+            json!({"type": "array", "items": {"type": ["string", "null"], "enum": ["a", null]}}),
+            "rules on nullable items keep null"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Lit, LitStr, Meta};
 
-use crate::rules::{LengthArg, OneOfArg, PatternArg, RangeArg, RuleArgs};
+use crate::rules::{ItemsArg, RuleArgs, RuleFields};
 
 use crate::values::key_of;
 pub use crate::values::{Str, kind_of, literal_of};
@@ -369,55 +369,19 @@ pub struct ParamArgs {
     /// Mirrors the parameter into an `Mcp-Param-{Name}` header (SEP-2243).
     #[darling(default)]
     pub header: Option<HeaderArg>,
-    /// `length(min = 3, max = 100)`: characters of a string, items of an array.
+    /// The validation rules (`length(..)`, `range(..)`, `pattern`, formats, ...).
+    #[darling(flatten)]
+    pub rules: RuleFields,
+    /// `items(length(max = 20), pattern = "..")`: rules for each item of a
+    /// collection parameter.
     #[darling(default)]
-    pub length: Option<LengthArg>,
-    /// `range(min = 1, max = 100)`: a number's inclusive bounds.
-    #[darling(default)]
-    pub range: Option<RangeArg>,
-    /// `pattern = "^[a-z]+$"`: a regular expression strings must match.
-    #[darling(default)]
-    pub pattern: Option<PatternArg>,
-    /// `email`: the `email` string format.
-    #[darling(default)]
-    pub email: Flag,
-    /// `uuid`: the `uuid` string format.
-    #[darling(default)]
-    pub uuid: Flag,
-    /// `date`: the `date` string format (RFC 3339 full-date).
-    #[darling(default)]
-    pub date: Flag,
-    /// `date_time`: the `date-time` string format (RFC 3339).
-    #[darling(default)]
-    pub date_time: Flag,
-    /// `uri`: the `uri` string format.
-    #[darling(default)]
-    pub uri: Flag,
-    /// `one_of("a", "b")` / `one_of(1, 2)`: the allowed values.
-    #[darling(default)]
-    pub one_of: Option<OneOfArg>,
-    /// `not_blank`: a string with a non-whitespace character.
-    #[darling(default)]
-    pub not_blank: Flag,
+    pub items: Option<ItemsArg>,
 }
 
 impl ParamArgs {
     /// The validation rules, as written.
     pub fn rules(&self) -> RuleArgs<'_> {
-        RuleArgs {
-            length: self.length.as_ref(),
-            range: self.range.as_ref(),
-            pattern: self.pattern.as_ref(),
-            formats: vec![
-                ("email", "Email", &self.email),
-                ("uuid", "Uuid", &self.uuid),
-                ("date", "Date", &self.date),
-                ("date_time", "DateTime", &self.date_time),
-                ("uri", "Uri", &self.uri),
-            ],
-            one_of: self.one_of.as_ref(),
-            not_blank: &self.not_blank,
-        }
+        self.rules.rules(self.items.as_ref())
     }
 }
 

@@ -1,8 +1,10 @@
 //! Parameter validation rules (`#[rpc(length(..), range(..), pattern = ..,
-//! email, uuid, date, date_time, uri, one_of(..), not_blank)]`): the JSON
-//! Schema keywords they put in the input schema (the registry's, the MCP
-//! tool's, the OpenRPC document's), and their enforcement (`-32602`, each
-//! parameter mapped to its messages) over `/rpc` and MCP `tools/call`.
+//! email, uuid, date, date_time, uri, one_of(..), not_blank, equals = ..,
+//! items(..))]`) and the rules of DTO fields (schemars' field attributes):
+//! the JSON Schema keywords they put in the input schema (the registry's,
+//! the MCP tool's, the OpenRPC document's), and their enforcement
+//! (`-32602`, each parameter mapped to its messages) over `/rpc` and MCP
+//! `tools/call`.
 
 use e2e_tests::raw_mcp::RawMcp;
 use e2e_tests::{TestServer, post_json};
@@ -12,6 +14,31 @@ use rpc::{Environment, Executor, JsonRpcService, Registry};
 use serde_json::{Value, json};
 
 mod fixtures {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+
+    /// An order line: its fields carry rules through schemars' attributes,
+    /// which land in the schema and are enforced like parameters' rules.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Line {
+        /// Stock-keeping unit.
+        #[schemars(length(min = 3, max = 12), pattern(r"^[A-Z0-9-]+$"))]
+        pub sku: String,
+        /// How many.
+        #[schemars(range(min = 1, max = 99))]
+        pub qty: u32,
+        /// Price each, more than zero.
+        #[schemars(extend("exclusiveMinimum" = 0))]
+        pub price: f64,
+        /// Who to notify.
+        #[schemars(email)]
+        pub notify: Option<String>,
+        /// Labels, each 2 to 8 characters.
+        #[schemars(length(max = 4), inner(length(min = 2, max = 8)))]
+        #[serde(default)]
+        pub labels: Vec<String>,
+    }
+
     rpc::api_group! {
         /// The test tools.
         pub struct Shop => "shop", mcp = true;
@@ -53,6 +80,24 @@ mod fixtures {
         ) -> bool {
             let _ = (id, day, at, link, level, shout);
             true
+        }
+
+        /// Rates items: exclusive bounds, a constant, rules on each item.
+        pub fn rate(
+            &self,
+            #[rpc(range(exclusive_min = 0, max = 1))] share: f64,
+            #[rpc(equals = "yes")] agreed: String,
+            #[rpc(equals = 2)] schema_version: Option<u8>,
+            #[rpc(length(max = 3), items(length(min = 2, max = 5), pattern = "^[a-z]+$"))] tags: Vec<String>,
+            #[rpc(items(range(min = 1, exclusive_max = 100)))] scores: Option<Vec<u32>>,
+        ) -> usize {
+            let _ = (share, agreed, schema_version, scores);
+            tags.len()
+        }
+
+        /// Orders lines.
+        pub fn order(&self, #[rpc(length(min = 1, max = 10))] lines: Vec<Line>) -> usize {
+            lines.len()
         }
 
         /// Sets a passcode: ECMA-262 look-ahead, `\d` meaning ASCII digits.
@@ -197,6 +242,77 @@ async fn formats_are_enforced() {
         let reply = call(&server, "Users.formats", json!({ param: value })).await;
         let messages = refused(&reply, param);
         assert!(!messages.is_empty(), "{param} = {value}: {reply}");
+    }
+}
+
+/// Exclusive bounds, `equals` and `items(..)`: in the schema, and enforced.
+#[tokio::test]
+async fn exclusive_bounds_constants_and_item_rules() {
+    let registry = registry();
+    let method = registry.method(1, "Users.rate", None).expect("Users.rate");
+    let p = &method.schemas().input["properties"];
+    assert_eq!(p["share"]["exclusiveMinimum"], 0);
+    assert_eq!(p["share"]["maximum"], 1);
+    assert_eq!(p["agreed"]["const"], "yes");
+    assert_eq!(p["schema_version"]["enum"], json!([2, null]), "an Option keeps null: {}", p["schema_version"]);
+    assert_eq!(p["tags"]["maxItems"], 3);
+    assert_eq!(p["tags"]["items"], json!({"type": "string", "minLength": 2, "maxLength": 5, "pattern": "^[a-z]+$"}));
+    assert_eq!(p["scores"]["items"]["minimum"], 1);
+    assert_eq!(p["scores"]["items"]["exclusiveMaximum"], 100);
+
+    let server = server().await;
+    let good = json!({"share": 0.5, "agreed": "yes", "tags": ["ab", "cde"], "scores": [1, 99], "schema_version": 2});
+    assert_eq!(call(&server, "Users.rate", good.clone()).await["result"], 2);
+    let bad = [
+        ("share", json!(0), "less than or equal to the minimum of 0"),
+        ("share", json!(1.5), "greater than the maximum of 1"),
+        ("agreed", json!("no"), "\"yes\" was expected"),
+        ("schema_version", json!(3), "is not one of"),
+        ("tags", json!(["a"]), "shorter than 2 characters"),
+        ("tags", json!(["abcdef"]), "longer than 5 characters"),
+        ("tags", json!(["AB"]), "does not match"),
+        ("tags", json!(["ab", "cd", "ef", "gh"]), "has more than 3 items"),
+        ("scores", json!([0]), "less than the minimum of 1"),
+        ("scores", json!([100]), "greater than or equal to the maximum of 100"),
+    ];
+    for (param, value, expected) in bad {
+        let mut params = good.clone();
+        params[param] = value.clone();
+        let reply = call(&server, "Users.rate", params).await;
+        let messages = refused(&reply, param);
+        assert!(messages.iter().any(|m| m.contains(expected)), "{param} = {value}: expected {expected:?} in {messages:?}");
+    }
+}
+
+/// A DTO's field rules (schemars' attributes) are published in the schema
+/// and enforced, each refusal naming the parameter.
+#[tokio::test]
+async fn dto_field_rules_are_enforced() {
+    let server = server().await;
+    let line = json!({"sku": "AB-12", "qty": 2, "price": 9.5, "notify": "a@b.org", "labels": ["red", "xl"]});
+    assert_eq!(call(&server, "Users.order", json!({"lines": [line.clone()]})).await["result"], 1);
+    let bad = [
+        ("sku", json!("ab"), "shorter than 3 characters"),
+        ("sku", json!("ab-12"), "does not match"),
+        ("qty", json!(0), "less than the minimum of 1"),
+        ("qty", json!(100), "greater than the maximum of 99"),
+        ("price", json!(0), "less than or equal to the minimum of 0"),
+        ("notify", json!("nobody"), "is not a \"email\""),
+        ("labels", json!(["x"]), "shorter than 2 characters"),
+        ("labels", json!(["a1", "b2", "c3", "d4", "e5"]), "has more than 4 items"),
+    ];
+    for (field, value, expected) in bad {
+        let mut wrong = line.clone();
+        wrong[field] = value.clone();
+        let reply = call(&server, "Users.order", json!({"lines": [line.clone(), wrong]})).await;
+        let messages = refused(&reply, "lines");
+        assert!(messages.iter().any(|m| m.contains(expected)), "{field} = {value}: expected {expected:?} in {messages:?}");
+    }
+    let registry = registry();
+    let order = registry.method(1, "Users.order", None).expect("Users.order");
+    let text = order.schemas().input.to_string();
+    for keyword in [r#""exclusiveMinimum":0"#, r#""pattern":"^[A-Z0-9-]+$""#, r#""minimum":1"#, r#""maxItems":4"#] {
+        assert!(text.contains(keyword), "{keyword} in {text}");
     }
 }
 

@@ -1,13 +1,10 @@
-//! Validation rules on a parameter (`#[rpc(length(min = 3), email)]`):
-//! their arguments, checked here, and the code they become — a
-//! `rpc::rules::Rule` in the parameter's descriptor, and a compile-time
-//! check that the rule fits the parameter's type, at the rule's span.
+//! The arguments of the validation rules (`length(min = 3)`, `range(..)`,
+//! `pattern = ".."`, `one_of(..)`, ...), read and checked as written.
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
 use darling::util::Flag;
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitStr, Meta, UnOp};
 
@@ -53,14 +50,17 @@ fn number_of(expr: &Expr, key: &str) -> darling::Result<Number> {
     }
 }
 
-/// `min = ..` / `max = ..` inside `length(..)` or `range(..)`.
+/// `min = ..` / `max = ..` inside `length(..)` or `range(..)` (which also
+/// takes `exclusive_min = ..` / `exclusive_max = ..`).
 #[derive(Debug, Default)]
 struct Bounds {
     min: Option<Number>,
     max: Option<Number>,
+    exclusive_min: Option<Number>,
+    exclusive_max: Option<Number>,
 }
 
-fn bounds(meta: &Meta, rule: &str, example: &str) -> darling::Result<(Bounds, Span)> {
+fn bounds(meta: &Meta, rule: &str, example: &str, exclusive: bool) -> darling::Result<(Bounds, Span)> {
     let span = meta.path().span();
     let list = match meta {
         Meta::List(list) => list,
@@ -71,19 +71,26 @@ fn bounds(meta: &Meta, rule: &str, example: &str) -> darling::Result<(Bounds, Sp
             .with_span(&span));
         }
     };
+    let keys: &[&str] = if exclusive { &["min", "max", "exclusive_min", "exclusive_max"] } else { &["min", "max"] };
     let mut out = Bounds::default();
     let mut errors = darling::Error::accumulator();
     for item in NestedMeta::parse_meta_list(list.tokens.clone())? {
         let NestedMeta::Meta(Meta::NameValue(nv)) = &item else {
-            errors.push(darling::Error::custom(format!("`{rule}` takes `min = ..` and `max = ..`")).with_span(&item));
+            let message = match exclusive {
+                true => format!("`{rule}` takes `min = ..`, `max = ..`, `exclusive_min = ..` and `exclusive_max = ..`"),
+                false => format!("`{rule}` takes `min = ..` and `max = ..`"),
+            };
+            errors.push(darling::Error::custom(message).with_span(&item));
             continue;
         };
         let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
         let slot = match key.as_str() {
             "min" => &mut out.min,
             "max" => &mut out.max,
+            "exclusive_min" if exclusive => &mut out.exclusive_min,
+            "exclusive_max" if exclusive => &mut out.exclusive_max,
             _ => {
-                errors.push(darling::Error::unknown_field_with_alts(&key, &["min", "max"]).with_span(&nv.path));
+                errors.push(darling::Error::unknown_field_with_alts(&key, keys).with_span(&nv.path));
                 continue;
             }
         };
@@ -95,17 +102,38 @@ fn bounds(meta: &Meta, rule: &str, example: &str) -> darling::Result<(Bounds, Sp
             *slot = Some(number);
         }
     }
+    for (inclusive, strict, side) in [(&out.min, &out.exclusive_min, "lower"), (&out.max, &out.exclusive_max, "upper")] {
+        if let (Some(_), Some(strict)) = (inclusive, strict) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{rule}` has two {side} bounds, one inclusive and one exclusive: keep one of them"
+                ))
+                .with_span(&strict.span),
+            );
+        }
+    }
     errors.finish()?;
-    match (out.min, out.max) {
+    let lower = out.min.map(|n| (n, false)).or(out.exclusive_min.map(|n| (n, true)));
+    let upper = out.max.map(|n| (n, false)).or(out.exclusive_max.map(|n| (n, true)));
+    match (lower, upper) {
         (None, None) => {
             Err(darling::Error::custom(format!("`{rule}` needs at least one bound: `{rule}({example})`"))
                 .with_span(&span))
         }
-        (Some(min), Some(max)) if min.value > max.value => Err(darling::Error::custom(format!(
-            "`{rule}` has `min` ({}) greater than `max` ({}): no value can satisfy it",
-            min.value, max.value
-        ))
-        .with_span(&min.span)),
+        (Some((min, strict_min)), Some((max, strict_max)))
+            if min.value > max.value || (min.value == max.value && (strict_min || strict_max)) =>
+        {
+            let name = |strict: bool, plain: &'static str, exclusive: &'static str| if strict { exclusive } else { plain };
+            Err(darling::Error::custom(format!(
+                "`{rule}` has `{}` ({}) {} `{}` ({}): no value can satisfy it",
+                name(strict_min, "min", "exclusive_min"),
+                min.value,
+                if min.value > max.value { "greater than" } else { "equal to" },
+                name(strict_max, "max", "exclusive_max"),
+                max.value
+            ))
+            .with_span(&min.span))
+        }
         _ => Ok((out, span)),
     }
 }
@@ -120,7 +148,7 @@ pub struct LengthArg {
 
 impl FromMeta for LengthArg {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
-        let (b, span) = bounds(meta, "length", "min = 3, max = 100")?;
+        let (b, span) = bounds(meta, "length", "min = 3, max = 100", false)?;
         let count = |n: Option<Number>| -> darling::Result<Option<u64>> {
             match n {
                 Some(n) if !n.integral || n.value < 0.0 || n.value > u64::MAX as f64 => {
@@ -135,18 +163,28 @@ impl FromMeta for LengthArg {
     }
 }
 
-/// `range(min = 1, max = 100)`: a number's inclusive bounds.
+/// `range(min = 1, max = 100)`: a number's inclusive bounds;
+/// `exclusive_min = 0` / `exclusive_max = 1` for bounds the value must not reach.
 #[derive(Debug, Clone)]
 pub struct RangeArg {
     pub min: Option<f64>,
     pub max: Option<f64>,
+    pub exclusive_min: Option<f64>,
+    pub exclusive_max: Option<f64>,
     pub span: Span,
 }
 
 impl FromMeta for RangeArg {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
-        let (b, span) = bounds(meta, "range", "min = 1, max = 100")?;
-        Ok(RangeArg { min: b.min.map(|n| n.value), max: b.max.map(|n| n.value), span })
+        let (b, span) = bounds(meta, "range", "min = 1, max = 100", true)?;
+        let value = |n: Option<Number>| n.map(|n| n.value);
+        Ok(RangeArg {
+            min: value(b.min),
+            max: value(b.max),
+            exclusive_min: value(b.exclusive_min),
+            exclusive_max: value(b.exclusive_max),
+            span,
+        })
     }
 }
 
@@ -212,7 +250,7 @@ pub enum ChoiceKind {
 }
 
 impl ChoiceKind {
-    fn of(lit: &Lit) -> Option<ChoiceKind> {
+    pub fn of(lit: &Lit) -> Option<ChoiceKind> {
         match lit {
             Lit::Str(_) => Some(ChoiceKind::Strings),
             Lit::Int(_) | Lit::Float(_) => Some(ChoiceKind::Numbers),
@@ -257,7 +295,7 @@ fn json_string(s: &str) -> String {
     out
 }
 
-fn choice_json(lit: &Lit) -> darling::Result<String> {
+fn choice_json(lit: &Lit, rule: &str) -> darling::Result<String> {
     Ok(match lit {
         Lit::Str(s) => json_string(&s.value()),
         Lit::Int(i) => {
@@ -265,11 +303,11 @@ fn choice_json(lit: &Lit) -> darling::Result<String> {
         }
         Lit::Float(f) => match f.base10_parse::<f64>() {
             Ok(v) if v.is_finite() => format!("{v}"),
-            _ => return Err(darling::Error::custom("`one_of` values must be finite numbers").with_span(f)),
+            _ => return Err(darling::Error::custom(format!("`{rule}` values must be finite numbers")).with_span(f)),
         },
         Lit::Bool(b) => b.value.to_string(),
         other => {
-            return Err(darling::Error::custom("`one_of` lists strings, numbers or booleans").with_span(other));
+            return Err(darling::Error::custom(format!("`{rule}` takes strings, numbers or booleans")).with_span(other));
         }
     })
 }
@@ -293,7 +331,7 @@ impl FromMeta for OneOfArg {
                 );
                 continue;
             };
-            let Some(json) = errors.handle(choice_json(lit)) else { continue };
+            let Some(json) = errors.handle(choice_json(lit, "one_of")) else { continue };
             let kind = ChoiceKind::of(lit);
             match (first, kind) {
                 (Some(first), Some(kind)) if first != kind => {
@@ -326,223 +364,125 @@ impl FromMeta for OneOfArg {
     }
 }
 
-/// Which parameter types a rule applies to.
-#[derive(Debug, Clone, Copy)]
-enum Target {
-    Strings,
-    Numbers,
-    Lengths,
-}
-
-/// One rule of a parameter, ready to generate.
+/// `equals = "yes"` / `equals = 1` / `equals = true`: the one allowed value
+/// (`const`), as JSON.
 #[derive(Debug, Clone)]
-pub struct ParamRule {
-    /// The rule's name as written (`pattern`, `email`, ...), for messages.
-    name: &'static str,
-    span: Span,
-    target: Option<Target>,
-    /// The `Rule` expression, given the `__private` path.
-    value: RuleValue,
+pub struct EqualsArg {
+    pub json: String,
+    pub kind: ChoiceKind,
+    pub span: Span,
 }
 
-#[derive(Debug, Clone)]
-enum RuleValue {
-    Length(Option<u64>, Option<u64>),
-    Range(Option<f64>, Option<f64>),
-    Pattern(String),
-    Format(&'static str),
-    OneOf(String),
-    NotBlank,
+impl FromMeta for EqualsArg {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        let span = meta.path().span();
+        let Meta::NameValue(nv) = meta else {
+            return Err(darling::Error::custom("`equals` takes the one allowed value: `equals = \"yes\"`").with_span(&span));
+        };
+        let lit = match &nv.value {
+            Expr::Lit(lit) => lit.lit.clone(),
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+                let n = number_of(&nv.value, "equals")?;
+                let json = if n.integral { format!("{}", n.value as i128) } else { format!("{}", n.value) };
+                return Ok(EqualsArg { json, kind: ChoiceKind::Numbers, span });
+            }
+            other => {
+                return Err(darling::Error::custom(
+                    "`equals` takes a literal (a string, number or boolean): `equals = \"yes\"`",
+                )
+                .with_span(other));
+            }
+        };
+        let json = choice_json(&lit, "equals")?;
+        let kind = ChoiceKind::of(&lit).ok_or_else(|| darling::Error::custom("`equals` takes a string, number or boolean").with_span(&lit))?;
+        Ok(EqualsArg { json, kind, span })
+    }
 }
 
-/// The rule arguments of one parameter attribute, as written.
+/// The rules one `#[rpc(...)]` may carry, for a parameter or (inside
+/// `items(..)`) for each item of a collection.
+#[derive(Debug, Default, FromMeta)]
+pub struct RuleFields {
+    /// `length(min = 3, max = 100)`: characters of a string, items of an array.
+    #[darling(default)]
+    pub length: Option<LengthArg>,
+    /// `range(min = 1, max = 100)`: a number's bounds.
+    #[darling(default)]
+    pub range: Option<RangeArg>,
+    /// `pattern = "^[a-z]+$"`: an ECMA-262 regular expression strings must match.
+    #[darling(default)]
+    pub pattern: Option<PatternArg>,
+    /// `email`: the `email` string format.
+    #[darling(default)]
+    pub email: Flag,
+    /// `uuid`: the `uuid` string format.
+    #[darling(default)]
+    pub uuid: Flag,
+    /// `date`: the `date` string format (RFC 3339 full-date).
+    #[darling(default)]
+    pub date: Flag,
+    /// `date_time`: the `date-time` string format (RFC 3339).
+    #[darling(default)]
+    pub date_time: Flag,
+    /// `uri`: the `uri` string format.
+    #[darling(default)]
+    pub uri: Flag,
+    /// `one_of("a", "b")` / `one_of(1, 2)`: the allowed values.
+    #[darling(default)]
+    pub one_of: Option<OneOfArg>,
+    /// `not_blank`: a string with a non-whitespace character.
+    #[darling(default)]
+    pub not_blank: Flag,
+    /// `equals = ..`: the one allowed value.
+    #[darling(default)]
+    pub equals: Option<EqualsArg>,
+}
+
+impl RuleFields {
+    /// The rules as written; `items` for a parameter's `items(..)`.
+    pub fn rules<'a>(&'a self, items: Option<&'a ItemsArg>) -> super::RuleArgs<'a> {
+        super::RuleArgs {
+            length: self.length.as_ref(),
+            range: self.range.as_ref(),
+            pattern: self.pattern.as_ref(),
+            formats: vec![
+                ("email", "Email", &self.email),
+                ("uuid", "Uuid", &self.uuid),
+                ("date", "Date", &self.date),
+                ("date_time", "DateTime", &self.date_time),
+                ("uri", "Uri", &self.uri),
+            ],
+            one_of: self.one_of.as_ref(),
+            not_blank: &self.not_blank,
+            equals: self.equals.as_ref(),
+            items,
+        }
+    }
+}
+
+/// `items(length(max = 20), pattern = "..")`: rules for each item of a
+/// collection parameter (the same rules a parameter takes).
 #[derive(Debug)]
-pub struct RuleArgs<'a> {
-    pub length: Option<&'a LengthArg>,
-    pub range: Option<&'a RangeArg>,
-    pub pattern: Option<&'a PatternArg>,
-    /// `(name as written, Format variant, flag)` for each format flag.
-    pub formats: Vec<(&'static str, &'static str, &'a Flag)>,
-    pub one_of: Option<&'a OneOfArg>,
-    pub not_blank: &'a Flag,
+pub struct ItemsArg {
+    pub rules: Box<RuleFields>,
+    pub span: Span,
 }
 
-/// The rules in a fixed order; two formats on one parameter are an error.
-pub fn collect(args: RuleArgs<'_>, errors: &mut crate::errors::Errors) -> Vec<ParamRule> {
-    let mut rules = Vec::new();
-    if let Some(l) = args.length {
-        rules.push(ParamRule {
-            name: "length",
-            span: l.span,
-            target: Some(Target::Lengths),
-            value: RuleValue::Length(l.min, l.max),
-        });
-    }
-    if let Some(r) = args.range {
-        rules.push(ParamRule {
-            name: "range",
-            span: r.span,
-            target: Some(Target::Numbers),
-            value: RuleValue::Range(r.min, r.max),
-        });
-    }
-    if let Some(p) = args.pattern {
-        rules.push(ParamRule {
-            name: "pattern",
-            span: p.span,
-            target: Some(Target::Strings),
-            value: RuleValue::Pattern(p.lit.value()),
-        });
-    }
-    let mut format: Option<&'static str> = None;
-    for (name, variant, flag) in args.formats {
-        if !flag.is_present() {
-            continue;
-        }
-        if let Some(first) = format {
-            errors.push(syn::Error::new(
-                flag.span(),
-                format!("a parameter has one format, and this one is already `{first}`: keep one of them"),
-            ));
-            continue;
-        }
-        format = Some(name);
-        rules.push(ParamRule {
-            name,
-            span: flag.span(),
-            target: Some(Target::Strings),
-            value: RuleValue::Format(variant),
-        });
-    }
-    if let Some(o) = args.one_of {
-        let target = match o.kind {
-            ChoiceKind::Strings => Some(Target::Strings),
-            ChoiceKind::Numbers => Some(Target::Numbers),
-            ChoiceKind::Booleans => None,
+impl FromMeta for ItemsArg {
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        let span = meta.path().span();
+        let Meta::List(list) = meta else {
+            return Err(darling::Error::custom(
+                "`items` takes the rules each item follows: `items(length(max = 20), pattern = \"^[a-z]+$\")`",
+            )
+            .with_span(&span));
         };
-        rules.push(ParamRule { name: "one_of", span: o.span, target, value: RuleValue::OneOf(o.json.clone()) });
-    }
-    if args.not_blank.is_present() {
-        rules.push(ParamRule {
-            name: "not_blank",
-            span: args.not_blank.span(),
-            target: Some(Target::Strings),
-            value: RuleValue::NotBlank,
-        });
-    }
-    rules
-}
-
-fn opt<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
-    match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-impl ParamRule {
-    /// The `Rule` value; `k` is the `__private` path.
-    pub fn expr(&self, k: &TokenStream) -> TokenStream {
-        match &self.value {
-            RuleValue::Length(min, max) => {
-                let (min, max) = (opt(min.map(Literal::u64_suffixed)), opt(max.map(Literal::u64_suffixed)));
-                quote!(#k::Rule::Length { min: #min, max: #max })
-            }
-            RuleValue::Range(min, max) => {
-                let (min, max) = (opt(min.map(Literal::f64_suffixed)), opt(max.map(Literal::f64_suffixed)));
-                quote!(#k::Rule::Range { min: #min, max: #max })
-            }
-            RuleValue::Pattern(p) => quote!(#k::Rule::Pattern(#p)),
-            RuleValue::Format(variant) => {
-                let variant = format_ident!("{}", variant);
-                quote!(#k::Rule::Format(#k::Format::#variant))
-            }
-            RuleValue::OneOf(json) => quote!(#k::Rule::OneOf(#json)),
-            RuleValue::NotBlank => quote!(#k::Rule::NotBlank),
+        let nested = NestedMeta::parse_meta_list(list.tokens.clone())?;
+        if nested.is_empty() {
+            return Err(darling::Error::custom("`items(..)` needs at least one rule: `items(length(max = 20))`")
+                .with_span(&span));
         }
-    }
-
-    /// A statement that fails to compile, at the rule's span, when the
-    /// rule does not fit the parameter's type `ty`: a local trait whose
-    /// message names the rule and the parameter `param`, implemented for
-    /// the types the rule applies to.
-    pub fn check(&self, ty: &syn::Type, param: &str) -> TokenStream {
-        let Some(target) = self.target else { return TokenStream::new() };
-        let rule = self.name;
-        let (message, label) = match target {
-            Target::Strings => (
-                format!("`{rule}` applies to string parameters, but `{param}` is `{{Self}}`"),
-                format!("`{rule}` needs a string parameter (`String`, `&str`, `Cow<str>`, or an `Option` of one)"),
-            ),
-            Target::Numbers => (
-                format!("`{rule}` applies to number parameters, but `{param}` is `{{Self}}`"),
-                format!("`{rule}` needs an integer or float parameter (or an `Option` of one)"),
-            ),
-            Target::Lengths => (
-                format!("`{rule}` applies to string and array parameters, but `{param}` is `{{Self}}`"),
-                format!("`{rule}` counts the characters of a string or the items of a `Vec`, slice or array"),
-            ),
-        };
-        let call = crate::spans::respan(quote!(__rpc_rule_fits::<#ty>();), self.span);
-        // The impls are written here rather than by a macro of the runtime
-        // crate: with a wrong `crate = "..."` path, the path's own error is
-        // the only one (the trait would have no impl and every rule would
-        // say its parameter does not fit).
-        let impls = rule_target_impls(target);
-        quote! {{
-            #[diagnostic::on_unimplemented(message = #message, label = #label)]
-            trait __RpcRuleTarget {}
-            #impls
-            fn __rpc_rule_fits<T: __RpcRuleTarget + ?Sized>() {}
-            #call
-        }}
-    }
-}
-
-/// The impls of the local check trait `__RpcRuleTarget` for the types a
-/// rule of `target` applies to (and their `Option`).
-fn rule_target_impls(target: Target) -> TokenStream {
-    let each = |types: Vec<TokenStream>| {
-        quote! {
-            #(impl __RpcRuleTarget for #types {})*
-            #(impl __RpcRuleTarget for ::core::option::Option<#types> {})*
-        }
-    };
-    let strings = || {
-        each(vec![
-            quote!(::std::string::String),
-            quote!(&str),
-            quote!(::std::borrow::Cow<'_, str>),
-            quote!(::std::boxed::Box<str>),
-            quote!(::std::sync::Arc<str>),
-            quote!(::std::rc::Rc<str>),
-        ])
-    };
-    match target {
-        Target::Strings => strings(),
-        Target::Numbers => each(
-            ["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64"]
-                .iter()
-                .map(|t| {
-                    let t = format_ident!("{}", t);
-                    quote!(#t)
-                })
-                .collect(),
-        ),
-        Target::Lengths => {
-            let strings = strings();
-            quote! {
-                #strings
-                impl<T> __RpcRuleTarget for ::std::vec::Vec<T> {}
-                impl<T> __RpcRuleTarget for ::core::option::Option<::std::vec::Vec<T>> {}
-                impl<T> __RpcRuleTarget for [T] {}
-                impl<T> __RpcRuleTarget for &[T] {}
-                impl<T, const N: usize> __RpcRuleTarget for [T; N] {}
-                impl<T> __RpcRuleTarget for ::std::boxed::Box<[T]> {}
-                impl<T> __RpcRuleTarget for ::std::collections::VecDeque<T> {}
-                impl<T> __RpcRuleTarget for ::std::collections::BTreeSet<T> {}
-                impl<T, S> __RpcRuleTarget for ::std::collections::HashSet<T, S> {}
-            }
-        }
+        let rules = RuleFields::from_list(&nested)?;
+        Ok(ItemsArg { rules: Box::new(rules), span })
     }
 }
