@@ -6,7 +6,7 @@
 mod args;
 
 use darling::util::Flag;
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use args::{ChoiceKind, EqualsArg};
@@ -188,12 +188,14 @@ impl ParamRule {
     /// the types the rule applies to.
     pub fn check(&self, ty: &syn::Type, param: &str) -> TokenStream {
         let ty = crate::spans::respan(quote!(#ty), self.span);
-        self.check_of(&ty, &format!("`{param}`"), "parameter")
+        self.check_of(&ty, &format!("`{param}`"), "parameter", param)
     }
 
     /// [`check`](Self::check) of the type `ty` of `subject` (`` `id` `` or
     /// ``each item of `ids` ``), a `kind` (`parameter`, `item`).
-    fn check_of(&self, ty: &TokenStream, subject: &str, kind: &str) -> TokenStream {
+    /// `tag` names the check's trait (unique in the method, so rustc never
+    /// notes that a type "implements a similarly named trait").
+    fn check_of(&self, ty: &TokenStream, subject: &str, kind: &str, tag: &str) -> TokenStream {
         let Some(target) = self.target else { return TokenStream::new() };
         let rule = self.name;
         let (message, label) = match target {
@@ -226,7 +228,7 @@ impl ParamRule {
                 call = TokenStream::new();
                 let item = crate::spans::respan(quote!(<#ty as __RpcItems>::Item), self.span);
                 let subject = format!("each item of {subject}");
-                let checks = inner.iter().map(|rule| rule.check_of(&item, &subject, "item"));
+                let checks = inner.iter().map(|rule| rule.check_of(&item, &subject, "item", &format!("{tag}_items")));
                 quote! {
                     #[diagnostic::on_unimplemented(message = #message, label = #label)]
                     trait __RpcItems { type Item: ?Sized; }
@@ -240,12 +242,14 @@ impl ParamRule {
         // crate: with a wrong `crate = "..."` path, the path's own error is
         // the only one (the trait would have no impl and every rule would
         // say its parameter does not fit).
-        let impls = rule_target_impls(target);
+        let tr = format_ident!("__RpcFits_{}_{}", rule, tag);
+        let impls = rule_target_impls(target, &tr);
         quote! {{
             #[diagnostic::on_unimplemented(message = #message, label = #label)]
-            trait __RpcRuleTarget {}
+            #[allow(non_camel_case_types)]
+            trait #tr {}
             #impls
-            fn __rpc_rule_fits<T: __RpcRuleTarget + ?Sized>() {}
+            fn __rpc_rule_fits<T: #tr + ?Sized>() {}
             #call
             #inner
         }}
@@ -254,8 +258,8 @@ impl ParamRule {
 
 /// The collections `items(..)` applies to: impls of the local trait
 /// `__RpcItems` (naming the item type, whose own rules are checked in turn)
-/// and of `__RpcRuleTarget`.
-fn collection_impls() -> TokenStream {
+/// and of the check trait `tr`.
+fn collection_impls(tr: &Ident) -> TokenStream {
     let collections = [
         quote!(::std::vec::Vec<T>),
         quote!(&[T]),
@@ -265,29 +269,29 @@ fn collection_impls() -> TokenStream {
     ];
     quote! {
         impl<T> __RpcItems for [T] { type Item = T; }
-        impl<T> __RpcRuleTarget for [T] {}
+        impl<T> #tr for [T] {}
         #(
             impl<T> __RpcItems for #collections { type Item = T; }
             impl<T> __RpcItems for ::core::option::Option<#collections> { type Item = T; }
-            impl<T> __RpcRuleTarget for #collections {}
-            impl<T> __RpcRuleTarget for ::core::option::Option<#collections> {}
+            impl<T> #tr for #collections {}
+            impl<T> #tr for ::core::option::Option<#collections> {}
         )*
         impl<T, const N: usize> __RpcItems for [T; N] { type Item = T; }
-        impl<T, const N: usize> __RpcRuleTarget for [T; N] {}
+        impl<T, const N: usize> #tr for [T; N] {}
         impl<T, S> __RpcItems for ::std::collections::HashSet<T, S> { type Item = T; }
-        impl<T, S> __RpcRuleTarget for ::std::collections::HashSet<T, S> {}
+        impl<T, S> #tr for ::std::collections::HashSet<T, S> {}
         impl<T, S> __RpcItems for ::core::option::Option<::std::collections::HashSet<T, S>> { type Item = T; }
-        impl<T, S> __RpcRuleTarget for ::core::option::Option<::std::collections::HashSet<T, S>> {}
+        impl<T, S> #tr for ::core::option::Option<::std::collections::HashSet<T, S>> {}
     }
 }
 
-/// The impls of the local check trait `__RpcRuleTarget` for the types a
+/// The impls of the local check trait `tr` for the types a
 /// rule of `target` applies to (and their `Option`).
-fn rule_target_impls(target: Target) -> TokenStream {
+fn rule_target_impls(target: Target, tr: &Ident) -> TokenStream {
     let each = |types: Vec<TokenStream>| {
         quote! {
-            #(impl __RpcRuleTarget for #types {})*
-            #(impl __RpcRuleTarget for ::core::option::Option<#types> {})*
+            #(impl #tr for #types {})*
+            #(impl #tr for ::core::option::Option<#types> {})*
         }
     };
     let strings = || {
@@ -301,7 +305,7 @@ fn rule_target_impls(target: Target) -> TokenStream {
         ])
     };
     match target {
-        Target::Items => collection_impls(),
+        Target::Items => collection_impls(tr),
         Target::Strings => strings(),
         Target::Numbers => each(
             ["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64"]
@@ -316,15 +320,15 @@ fn rule_target_impls(target: Target) -> TokenStream {
             let strings = strings();
             quote! {
                 #strings
-                impl<T> __RpcRuleTarget for ::std::vec::Vec<T> {}
-                impl<T> __RpcRuleTarget for ::core::option::Option<::std::vec::Vec<T>> {}
-                impl<T> __RpcRuleTarget for [T] {}
-                impl<T> __RpcRuleTarget for &[T] {}
-                impl<T, const N: usize> __RpcRuleTarget for [T; N] {}
-                impl<T> __RpcRuleTarget for ::std::boxed::Box<[T]> {}
-                impl<T> __RpcRuleTarget for ::std::collections::VecDeque<T> {}
-                impl<T> __RpcRuleTarget for ::std::collections::BTreeSet<T> {}
-                impl<T, S> __RpcRuleTarget for ::std::collections::HashSet<T, S> {}
+                impl<T> #tr for ::std::vec::Vec<T> {}
+                impl<T> #tr for ::core::option::Option<::std::vec::Vec<T>> {}
+                impl<T> #tr for [T] {}
+                impl<T> #tr for &[T] {}
+                impl<T, const N: usize> #tr for [T; N] {}
+                impl<T> #tr for ::std::boxed::Box<[T]> {}
+                impl<T> #tr for ::std::collections::VecDeque<T> {}
+                impl<T> #tr for ::std::collections::BTreeSet<T> {}
+                impl<T, S> #tr for ::std::collections::HashSet<T, S> {}
             }
         }
     }
