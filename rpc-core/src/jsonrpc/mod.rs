@@ -1,7 +1,8 @@
 //! JSON-RPC 2.0 framing, as bytes in and out: parsing envelopes within
-//! limits, the `$rpc` options, writing responses. The HTTP endpoint is in
-//! `rpc-http`.
+//! limits, the `$rpc` options, batch chaining (`@FROM`), writing responses.
+//! The HTTP endpoint is in `rpc-http`.
 
+pub mod chain;
 pub mod envelope;
 pub mod limits;
 pub mod response;
