@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 
 use crate::context::Context;
 use crate::error::{Environment, RpcError};
+use crate::error_codes::ErrorCode;
 use crate::group::GroupRef;
 pub use crate::rules::{Format, Rule};
 
@@ -62,6 +63,9 @@ pub struct ServiceDescriptor {
     pub type_name: &'static str,
     /// Method-name alias (by default the type name; may be empty).
     pub alias: &'static str,
+    /// The doc comment of the impl block: the description of the OpenRPC
+    /// tag its methods carry.
+    pub description: Option<&'static str>,
     /// API version the block belongs to (1, 2, ...).
     pub version: u32,
     /// Full method names this version removes from the previous version.
@@ -118,6 +122,10 @@ pub struct MethodDescriptor {
     /// warms up again) after its response was sent, from
     /// `#[rpc::invalidates(...)]`.
     pub invalidates: &'static [Relation],
+    /// The application errors the method can answer with: the
+    /// [`ErrorCodes`](crate::ErrorCodes) of its `Result`'s error type, or
+    /// none when that type does not list them.
+    pub errors: fn() -> &'static [ErrorCode],
 }
 
 /// `#[rpc::cache(ttl = 60, env(prod))]`: results are stored for `ttl_secs`

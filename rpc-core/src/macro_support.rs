@@ -332,3 +332,73 @@ impl<T: Any + Send + Sync> Service for T {}
 
 /// Compile-time check helper: the service type can be shared across threads.
 pub const fn assert_service<T: Service>() {}
+
+pub use crate::error::ApplicationError;
+pub use crate::error_codes::{ErrorCode, ErrorCodes};
+
+/// Selected for `Result<T, E>` whose `E` lists its codes ([`ErrorCodes`]).
+pub trait CodesKind {
+    /// The codes of the error type.
+    fn __rpc_codes(&self) -> &'static [ErrorCode];
+}
+
+impl<T, E: ErrorCodes> CodesKind for Probe<Result<T, E>> {
+    fn __rpc_codes(&self) -> &'static [ErrorCode] {
+        E::CODES
+    }
+}
+
+/// Selected for every other return type (one more autoref than
+/// [`CodesKind`]): no codes are known.
+pub trait NoCodesKind {
+    /// No codes.
+    fn __rpc_codes(&self) -> &'static [ErrorCode];
+}
+
+impl<R> NoCodesKind for &Probe<R> {
+    fn __rpc_codes(&self) -> &'static [ErrorCode] {
+        &[]
+    }
+}
+
+/// The codes of a method returning `()`: none.
+pub fn no_codes() -> &'static [ErrorCode] {
+    &[]
+}
+
+/// A type an error variant can expose as data (`#[rpc(data)]` on a field
+/// of `#[derive(rpc::ApplicationError)]`): it goes to JSON and has a schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be exposed as error data",
+    label = "`#[rpc(data)]` fields are serialised into `data.extra` and described in the OpenRPC document",
+    note = "derive `serde::Serialize` and `schemars::JsonSchema` for `{Self}`, or drop `#[rpc(data)]` from the field"
+)]
+pub trait ErrorData {
+    /// The value, as JSON (`null` if it does not serialise).
+    fn to_data(&self) -> Value;
+    /// Its schema.
+    fn data_schema(generator: &mut SchemaGenerator) -> Schema;
+}
+
+impl<T: Serialize + JsonSchema> ErrorData for T {
+    fn to_data(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn data_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<T>()
+    }
+}
+
+/// The schema of an error's `data.extra`: an object with the exposed
+/// fields (`(name, schema)`), all present.
+pub fn error_data_schema(fields: Vec<(&'static str, Schema)>) -> Schema {
+    let required: Vec<Value> = fields.iter().map(|(name, _)| Value::String((*name).to_owned())).collect();
+    let properties: Map<String, Value> =
+        fields.into_iter().map(|(name, schema)| (name.to_owned(), schema.to_value())).collect();
+    let mut object = Map::new();
+    object.insert("type".into(), Value::String("object".into()));
+    object.insert("properties".into(), Value::Object(properties));
+    object.insert("required".into(), Value::Array(required));
+    Schema::from(object)
+}

@@ -196,6 +196,22 @@ impl Method {
             #[allow(unused_imports)]
             use #k::{ResultKind as _, ValueKind as _};
         };
+        // The error codes of the `Result`'s error type, when it lists them.
+        let errors = match &self.output {
+            Output::Unit => quote!(#k::no_codes),
+            Output::Typed(ty) => {
+                let errors_fn = format_ident!("__rpc_errors_{}", fn_name);
+                items.extend(quote! {
+                    #hidden
+                    fn #errors_fn() -> &'static [#k::ErrorCode] {
+                        #[allow(unused_imports)]
+                        use #k::{CodesKind as _, NoCodesKind as _};
+                        (&#k::Probe::<#ty>::new()).__rpc_codes()
+                    }
+                });
+                quote!(Self::#errors_fn)
+            }
+        };
         let body = if self.is_async {
             // One future, coerced to `Send` once, at the method: a method
             // whose future is not `Send` gets one error, on its name.
@@ -307,6 +323,7 @@ impl Method {
                 invoke: Self::#invoke_fn,
                 line: #line,
                 scopes: &[#(#scopes),*],
+                errors: #errors,
                 #policies
             };
         });

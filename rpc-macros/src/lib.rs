@@ -10,6 +10,7 @@ mod attrs;
 mod codegen;
 mod deferred;
 mod docs;
+mod error_derive;
 mod errors;
 mod krate;
 mod method;
@@ -159,4 +160,32 @@ pub fn mcp_complete(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn __rpc_method(args: TokenStream, item: TokenStream) -> TokenStream {
     deferred::expand(args.into(), item.into()).into()
+}
+
+/// Derives `rpc::ApplicationError` (and `rpc::ErrorCodes`) for an error
+/// enum, one JSON-RPC code per variant, or for a struct (one code):
+///
+/// ```ignore
+/// #[derive(Debug, rpc::ApplicationError)]
+/// pub enum ShopError {
+///     /// Product not found.
+///     #[rpc(code = 404)]
+///     NotFound { #[rpc(data)] id: u64 },
+///     #[rpc(code = 409, message = "Out of stock")]
+///     OutOfStock(#[rpc(data = "sku")] String),
+/// }
+/// ```
+///
+/// `code` (required) is the variant's code; `message` (default: the first
+/// paragraph of the variant's doc comment) says what it means in the
+/// OpenRPC document (the message of an actual error is its `Display`
+/// text). Fields marked `#[rpc(data)]` (tuple fields: `#[rpc(data =
+/// "name")]`) make up `data.extra`; they need `Serialize` and `JsonSchema`.
+/// Every method returning `Result<T, ShopError>` lists these codes in its
+/// OpenRPC `errors`. Two variants with one code, and the framework's own
+/// codes (`-32602`, ...), are compile errors. `#[rpc(crate = "path")]` on
+/// the type names the runtime crate.
+#[proc_macro_derive(ApplicationError, attributes(rpc))]
+pub fn application_error(input: TokenStream) -> TokenStream {
+    error_derive::derive(input.into()).into()
 }

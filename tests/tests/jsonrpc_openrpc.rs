@@ -1,7 +1,10 @@
 //! The OpenRPC 1.3.2 documents served by `GET /rpc` and `GET /rpc/v{N}`:
-//! info, servers, the sorted method list, parameter and result schemas,
-//! shared `components.schemas` (with the recursive `Category`), and 404 for
-//! a version that does not exist.
+//! info (license, contact), servers (with their extensions), the sorted
+//! method list, parameter and result schemas, tags, errors (from the error
+//! types, in `components.errors`), shared `components.schemas` (with the
+//! recursive `Category`), `?info`, the whole documents against golden files
+//! (`tests/golden/openrpc.v{N}.json`; regenerate with `UPDATE_GOLDEN=1`),
+//! and 404 for a version that does not exist.
 
 use crate::jsonrpc_common;
 
@@ -9,6 +12,7 @@ use e2e_tests::TestServer;
 use jsonrpc_common::expect_error;
 use rpc::Environment;
 use serde_json::{Value, json};
+use std::path::Path;
 
 async fn catalog() -> TestServer {
     TestServer::catalog(Environment::Dev).await
@@ -165,10 +169,12 @@ async fn every_reference_resolves() {
         jsonrpc_common::refs(&doc, &mut found);
         assert!(!found.is_empty(), "{path}");
         for r in found {
-            let name = r
-                .strip_prefix("#/components/schemas/")
-                .unwrap_or_else(|| panic!("{path}: references point into components.schemas: {r}"));
-            assert!(doc["components"]["schemas"].get(name).is_some(), "{path}: {r} resolves");
+            let (kind, name) = r
+                .strip_prefix("#/components/")
+                .and_then(|rest| rest.split_once('/'))
+                .unwrap_or_else(|| panic!("{path}: references point into components: {r}"));
+            assert!(["schemas", "errors"].contains(&kind), "{path}: {r}");
+            assert!(doc["components"][kind].get(name).is_some(), "{path}: {r} resolves");
         }
     }
 }
@@ -226,4 +232,158 @@ async fn summary_is_the_first_paragraph_and_description_the_rest() {
         search["description"],
         json!("Returns up to `limit` products whose name contains `query`, in id order.")
     );
+}
+
+/// The object a `{"$ref": "#/components/errors/..."}` names.
+fn resolve<'a>(doc: &'a Value, object: &'a Value) -> &'a Value {
+    match object["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/errors/")) {
+        Some(key) => &doc["components"]["errors"][key],
+        None => object,
+    }
+}
+
+/// The `(code, message)` of each error a method lists.
+fn errors_of(doc: &Value, name: &str) -> Vec<(i64, String)> {
+    let errors = method(doc, name).get("errors").and_then(Value::as_array).cloned().unwrap_or_default();
+    errors
+        .iter()
+        .map(|e| {
+            let e = resolve(doc, e);
+            let code = e["code"].as_i64().unwrap_or_else(|| panic!("{name}: an error has a code: {e}"));
+            (code, e["message"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn errors_come_from_the_methods_error_type() {
+    let server = catalog().await;
+    let doc = document(&server, "/rpc").await;
+    let catalog_errors = [
+        (404, "No product has this id."),
+        (4041, "No subscription has this id."),
+        (4042, "No product has this name."),
+        (429, "The catalog keeps no more subscriptions."),
+    ];
+    let with = |framework: &[(i64, &str)]| -> Vec<(i64, String)> {
+        framework.iter().chain(&catalog_errors).map(|(c, m)| (*c, (*m).to_owned())).collect()
+    };
+    assert_eq!(errors_of(&doc, "Catalog.get"), with(&[(-32602, "Invalid params")]));
+    assert_eq!(
+        errors_of(&doc, "Catalog.rename"),
+        with(&[(-32602, "Invalid params"), (-32400, "Method is locked"), (-32403, "Insufficient scope")])
+    );
+    // No parameters, a plain result: nothing to list.
+    assert!(method(&doc, "Catalog.categories").get("errors").is_none());
+    // A plain result with parameters: only the framework's -32602.
+    assert_eq!(errors_of(&doc, "Catalog.search"), [(-32602, "Invalid params".to_owned())]);
+    // Shared: one component per error, referenced from every method.
+    assert_eq!(method(&doc, "Catalog.get")["errors"][1], json!({"$ref": "#/components/errors/CatalogError.NotFound"}));
+    let not_found = &doc["components"]["errors"]["CatalogError.NotFound"];
+    assert_eq!(not_found["x-data-schema"]["properties"]["extra"]["required"], json!(["id"]));
+    assert!(doc["components"]["errors"]["CatalogError.TooManySubscriptions"].get("x-data-schema").is_none());
+
+    // The data schema describes what the error's `data` is, in every environment.
+    for env in [Environment::Prod, Environment::Dev] {
+        let server = TestServer::catalog(env).await;
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.get", "params": {"id": 999}});
+        let reply: Value = reqwest::Client::new()
+            .post(server.url("/rpc"))
+            .json(&body)
+            .send()
+            .await
+            .expect("POST sent")
+            .json()
+            .await
+            .expect("a JSON reply");
+        assert_eq!(reply["error"]["code"], 404, "{reply}");
+        let validator = jsonschema::validator_for(&not_found["x-data-schema"]).expect("the data schema compiles");
+        assert!(validator.is_valid(&reply["error"]["data"]), "{env:?}: {reply}");
+    }
+}
+
+#[tokio::test]
+async fn tags_name_the_service() {
+    let server = catalog().await;
+    let doc = document(&server, "/rpc").await;
+    let catalog_tag =
+        json!([{"name": "Catalog", "description": "Products: search, details, renames, and restock notices."}]);
+    assert_eq!(method(&doc, "Catalog.get")["tags"], catalog_tag);
+    // Another impl block of the same service, without a doc comment of its own.
+    assert_eq!(method(&doc, "Catalog.review")["tags"], catalog_tag);
+    // An empty alias: the type's name.
+    assert_eq!(method(&doc, "ping")["tags"], json!([{"name": "Pinger", "description": "Is the server there?"}]));
+    // Version 2 describes the service by its own block, for the inherited methods too.
+    let v2 = document(&server, "/rpc/v2").await;
+    let v2_tag = json!([{"name": "Catalog", "description": "Products, version 2: paged search and a count."}]);
+    assert_eq!(method(&v2, "Catalog.count")["tags"], v2_tag);
+    assert_eq!(method(&v2, "Catalog.get")["tags"], v2_tag);
+}
+
+#[tokio::test]
+async fn license_contact_and_server_extensions() {
+    let server = catalog().await;
+    let doc = document(&server, "/rpc/v2").await;
+    assert_eq!(doc["info"]["license"], json!({"name": "MIT OR Apache-2.0"}));
+    assert_eq!(
+        doc["info"]["contact"],
+        json!({"name": "Catalog team", "url": "https://example.com/catalog", "email": "catalog@example.com"})
+    );
+    let url = server.url("/rpc/v2");
+    let expected = json!({
+        "name": "v2",
+        "url": url,
+        "x-environment": "dev",
+        "x-transports": {"http": {"method": "POST", "url": url}},
+        "x-documentation": {
+            "postman": format!("{url}/postman"),
+            "json-rpc": "https://www.jsonrpc.org/specification",
+            "openrpc": "https://spec.open-rpc.org/"
+        }
+    });
+    assert_eq!(doc["servers"], json!([expected]));
+    // The Postman link works.
+    let (status, collection) = get(&server, "/rpc/v2/postman").await;
+    assert_eq!(status, 200);
+    assert_eq!(collection["info"]["name"], "Catalog API v2");
+}
+
+#[tokio::test]
+async fn info_query_gives_the_header_only() {
+    let server = catalog().await;
+    for path in ["/rpc", "/rpc/v2"] {
+        let full = document(&server, path).await;
+        let header = document(&server, &format!("{path}?info")).await;
+        assert!(header.get("methods").is_none() && header.get("components").is_none(), "{path}: {header}");
+        assert_eq!(header["info"], full["info"], "{path}");
+        assert_eq!(header["servers"], full["servers"], "{path}");
+        assert_eq!(header["openrpc"], json!("1.3.2"));
+        // Other queries leave the document whole.
+        assert_eq!(document(&server, &format!("{path}?information")).await, full, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn whole_documents_match_the_golden_files() {
+    let server = catalog().await;
+    for version in [1, 2] {
+        let doc = document(&server, &format!("/rpc/v{version}")).await;
+        let text = serde_json::to_string_pretty(&doc).expect("a document serialises");
+        // The server's ephemeral port, and the package version, are not part of the comparison.
+        let text = text.replace(&server.base, "http://127.0.0.1:PORT");
+        let text = text.replace(&format!("\"{}\"", doc["info"]["version"].as_str().unwrap_or("")), "\"VERSION\"");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden").join(format!("openrpc.v{version}.json"));
+        if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+            std::fs::write(&path, text + "\n").unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+            continue;
+        }
+        let golden = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("read {} ({e}); run with UPDATE_GOLDEN=1 to create it", path.display()));
+        let golden: Value = serde_json::from_str(&golden).expect("the golden file is JSON");
+        let actual: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(
+            golden, actual,
+            "openrpc.v{version}.json differs; run with UPDATE_GOLDEN=1 if the change is intended"
+        );
+    }
 }

@@ -67,3 +67,11 @@ mod self_defaults;
 fn pass_self_defaults() {
     self_defaults::main();
 }
+
+#[path = "pass/error_codes.rs"]
+mod error_codes;
+
+#[test]
+fn pass_error_codes() {
+    error_codes::main();
+}
