@@ -237,6 +237,10 @@ pub struct Context {
     sink: Option<Arc<dyn EventSink>>,
     identity: Option<Arc<Identity>>,
     asker: Option<Arc<dyn crate::ask::ClientAsker>>,
+    /// The executor running the call (its shared state, type-erased so
+    /// this module does not depend on the executor's): what
+    /// [`Context::cache`] hands out.
+    cache: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl fmt::Debug for Context {
@@ -248,6 +252,7 @@ impl fmt::Debug for Context {
             .field("sink", &self.sink.is_some())
             .field("identity", &self.identity)
             .field("asker", &self.asker.is_some())
+            .field("cache", &self.cache.is_some())
             .finish()
     }
 }
@@ -262,6 +267,7 @@ impl Context {
             sink: None,
             identity: None,
             asker: None,
+            cache: None,
         }
     }
 
@@ -272,12 +278,12 @@ impl Context {
         client: ClientView,
         sink: Arc<dyn EventSink>,
     ) -> Self {
-        Context { transport, method: method.into(), client, sink: Some(sink), identity: None, asker: None }
+        Context { transport, method: method.into(), client, sink: Some(sink), identity: None, asker: None, cache: None }
     }
 
     /// A context for a client seen as `client`, whose events go to `tracing`.
     pub fn for_client(transport: Transport, method: impl Into<Cow<'static, str>>, client: ClientView) -> Self {
-        Context { transport, method: method.into(), client, sink: None, identity: None, asker: None }
+        Context { transport, method: method.into(), client, sink: None, identity: None, asker: None, cache: None }
     }
 
     /// The context of a caller the endpoint's access policy identified.
@@ -290,6 +296,18 @@ impl Context {
     pub fn with_asker(mut self, asker: Arc<dyn crate::ask::ClientAsker>) -> Self {
         self.asker = Some(asker);
         self
+    }
+
+    /// The context of a call the executor whose shared state is `executor`
+    /// runs (read back by `Context::cache`, in `executor::cache_control`).
+    pub(crate) fn with_cache(mut self, executor: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.cache = Some(executor);
+        self
+    }
+
+    /// The executor's shared state given by [`with_cache`](Self::with_cache).
+    pub(crate) fn executor_state(&self) -> Option<&Arc<dyn std::any::Any + Send + Sync>> {
+        self.cache.as_ref()
     }
 
     /// Whether the transport can ask the client during this call.

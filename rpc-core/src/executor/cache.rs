@@ -49,7 +49,7 @@ impl CacheSlot {
         params: &Map<String, Value>,
         identity: Option<&Identity>,
     ) -> Self {
-        let invalidated = executor.registry.is_invalidated(version, method.name());
+        let invalidated = executor.shared.registry.is_invalidated(version, method.name());
         let canonical = keys::canonical_params(method, params);
         let (key, generation) = keys::entry_keys(method.name(), version, &canonical, identity, invalidated);
         CacheSlot { key, generation, ttl: Duration::from_secs(policy.ttl_secs) }
@@ -60,7 +60,7 @@ impl Executor {
     /// The cached result of `slot`, if current (a store failure is a miss).
     /// With `bypass` (`$rpc.ignoreCache`) nothing is read but the stamp.
     pub(super) async fn cache_lookup(&self, slot: &CacheSlot, bypass: bool) -> Lookup {
-        let cache = &self.stores.cache;
+        let cache = &self.shared.stores.cache;
         if bypass {
             // Nothing is read but the stamp a fresh result is stored under.
             let Some(generation) = &slot.generation else { return Lookup::Miss(None) };
@@ -86,8 +86,10 @@ impl Executor {
     /// Stores `result` in `slot`, under the stamp the lookup read.
     pub(super) async fn cache_store(&self, slot: &CacheSlot, stamp: Option<&str>, result: &RawValue) {
         let stored = match (&slot.generation, stamp) {
-            (None, _) => self.stores.cache.put_result(&slot.key, None, result, slot.ttl).await,
-            (Some(_), Some(stamp)) => self.stores.cache.put_result(&slot.key, Some(stamp), result, slot.ttl).await,
+            (None, _) => self.shared.stores.cache.put_result(&slot.key, None, result, slot.ttl).await,
+            (Some(_), Some(stamp)) => {
+                self.shared.stores.cache.put_result(&slot.key, Some(stamp), result, slot.ttl).await
+            }
             // The stamp could not be read: a stored result might be stale.
             (Some(_), None) => return,
         };
@@ -107,6 +109,6 @@ impl Executor {
     ) -> Result<(), crate::store::StoreError> {
         let generation = keys::generation_key(method, version, params);
         let stamp = super::lock::owner_token();
-        self.stores.cache.put(&generation, &stamp, Duration::from_secs(policy.ttl_secs.max(1))).await
+        self.shared.stores.cache.put(&generation, &stamp, Duration::from_secs(policy.ttl_secs.max(1))).await
     }
 }

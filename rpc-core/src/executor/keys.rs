@@ -132,29 +132,63 @@ pub(crate) fn entry_keys(
     identity: Option<&Identity>,
     with_generation: bool,
 ) -> (String, Option<String>) {
-    let key = key_of("rpc:cache:", method, version, canonical, identity);
-    let generation = with_generation.then(|| match identity {
-        None => {
-            let mut generation = String::with_capacity(key.len());
-            generation.push_str("rpc:cgen:");
-            generation.push_str(&key["rpc:cache:".len()..]);
-            generation
-        }
-        Some(_) => key_of("rpc:cgen:", method, version, canonical, None),
+    let mut key = request_key_of("rpc:cache:", method, version, canonical, identity.map(|i| i.subject.len()));
+    let generation = with_generation.then(|| {
+        let mut generation = String::with_capacity(key.len());
+        generation.push_str("rpc:cgen:");
+        generation.push_str(&key["rpc:cache:".len()..]);
+        generation
     });
+    if let Some(identity) = identity {
+        push_subject(&mut key, &identity.subject);
+    }
     (key, generation)
 }
 
 /// The generation key of a call of `method` (see [`entry_keys`]).
 pub(crate) fn generation_key(method: &crate::registry::Method, version: u32, params: &Map<String, Value>) -> String {
-    key_of("rpc:cgen:", method.name(), version, &canonical_params(method, params), None)
+    request_key_of("rpc:cgen:", method.name(), version, &canonical_params(method, params), None)
+}
+
+/// The cache key of one caller's entry for a call of `method` with `params`
+/// (defaults filled in, as the executor keys it).
+pub(crate) fn caller_key(
+    method: &crate::registry::Method,
+    version: u32,
+    params: &Map<String, Value>,
+    identity: Option<&Identity>,
+) -> String {
+    entry_keys(method.name(), version, &canonical_params(method, params), identity, false).0
+}
+
+/// The prefix every caller's entry for a call of `method` with `params`
+/// starts with: the anonymous caller's key, which an identified caller's
+/// key extends with `@<subject>`. No other call's key starts with it: the
+/// parameters end with their JSON object's `}` or a hash of fixed length.
+pub(crate) fn request_prefix(method: &crate::registry::Method, version: u32, params: &Map<String, Value>) -> String {
+    request_key_of("rpc:cache:", method.name(), version, &canonical_params(method, params), None)
+}
+
+/// The prefix of every cache entry of `method` in `version`:
+/// `rpc:cache:<method>:v<version>:` (the closing `:` keeps `Catalog.get`
+/// apart from `Catalog.getAll`).
+pub(crate) fn method_prefix(method: &str, version: u32) -> String {
+    let mut prefix = String::with_capacity("rpc:cache:".len() + method.len() + 13);
+    prefix.push_str("rpc:cache:");
+    prefix.push_str(method);
+    prefix.push_str(":v");
+    push_decimal(&mut prefix, version);
+    prefix.push(':');
+    prefix
 }
 
 /// The cache key of a call: `rpc:cache:<method>:v<version>:` and the
 /// parameters in canonical form (so their order does not matter): as they
-/// are (`j:{"id":7}`) when short, else their SHA-256 (`h:<hex>`); then the
-/// caller's subject, when the access policy gave one (an identified caller
-/// never gets another's results).
+/// are (`j:{"id":7}`) when short, else their SHA-256 (`h:<hex>`); then
+/// `@` and the caller's subject, when the access policy gave one (an
+/// identified caller never gets another's results; a subject longer than
+/// [`INLINE_SUBJECT`] bytes is its SHA-256, `h:<hex>`). Every caller's key
+/// for one call starts with the same text, so they can be deleted together.
 #[cfg(test)]
 pub(crate) fn cache_key(
     method: &str,
@@ -164,42 +198,48 @@ pub(crate) fn cache_key(
 ) -> String {
     let mut text = Vec::with_capacity(64);
     canonical_object(params, &mut text);
-    key_of("rpc:cache:", method, version, &text, identity)
+    entry_keys(method, version, &text, identity, false).0
 }
 
+/// Subjects up to this many bytes are written into keys as they are;
+/// longer ones are hashed (so a key stays short whoever calls).
+const INLINE_SUBJECT: usize = 64;
+
 /// `<prefix><method>:v<version>:` and the canonical parameters `text` (or
-/// their hash), then the caller's subject: see `cache_key`.
-fn key_of(prefix: &str, method: &str, version: u32, text: &[u8], identity: Option<&Identity>) -> String {
-    let subject = identity.map_or(0, |i| i.subject.len());
+/// their hash), with room for a subject of `subject` bytes: see `cache_key`.
+fn request_key_of(prefix: &str, method: &str, version: u32, text: &[u8], subject: Option<usize>) -> String {
+    let subject = subject.map_or(0, |len| 1 + len.min(INLINE_SUBJECT + 2));
     let mut key =
-        String::with_capacity(prefix.len() + method.len() + 16 + text.len().min(INLINE_PARAMS).max(64) + subject);
+        String::with_capacity(prefix.len() + method.len() + 16 + text.len().clamp(66, INLINE_PARAMS + 2) + subject);
     key.push_str(prefix);
     key.push_str(method);
     key.push_str(":v");
     push_decimal(&mut key, version);
     key.push(':');
     match std::str::from_utf8(text) {
-        Ok(json) if text.len() + subject <= INLINE_PARAMS => {
+        Ok(json) if text.len() <= INLINE_PARAMS => {
             key.push_str("j:");
             key.push_str(json);
-            if let Some(identity) = identity {
-                // The JSON object ends the parameters: what follows `@` is the subject.
-                key.push('@');
-                key.push_str(&identity.subject);
-            }
         }
         _ => {
-            let mut hasher = Sha256::new();
-            hasher.update(text);
-            if let Some(identity) = identity {
-                hasher.update(b"\0identity\0");
-                hasher.update(identity.subject.as_bytes());
-            }
             key.push_str("h:");
-            push_hex(&mut key, &hasher.finalize());
+            push_hex(&mut key, &Sha256::digest(text));
         }
     }
     key
+}
+
+/// `@` and the caller's `subject` (its hash when long), appended to `key`.
+/// A subject written as it is has at most [`INLINE_SUBJECT`] bytes, a
+/// hashed one 66 (`h:` and 64 digits): one never passes for the other.
+fn push_subject(key: &mut String, subject: &str) {
+    key.push('@');
+    if subject.len() <= INLINE_SUBJECT {
+        key.push_str(subject);
+    } else {
+        key.push_str("h:");
+        push_hex(key, &Sha256::digest(subject.as_bytes()));
+    }
 }
 
 /// The lock key of a call: `rpc:lock:<method>`, followed by a hash of the
@@ -288,6 +328,36 @@ mod tests {
         assert_eq!(generation.as_deref(), Some(r#"rpc:cgen:m:v0:j:{"a":"x","b":1}"#), "no caller in a generation");
         assert_eq!(entry_keys("m", u32::MAX, &text, None, false).1, None);
         assert!(entry_keys("m", u32::MAX, &text, None, false).0.starts_with("rpc:cache:m:v4294967295:"));
+    }
+
+    #[test]
+    fn every_callers_key_starts_with_the_requests_prefix() {
+        let long_subject = Identity::new("s".repeat(200));
+        for params in [json!({"a": 1}), json!({"q": "x".repeat(200)})] {
+            let p = map(params);
+            let anonymous = cache_key("m", 1, &p, None);
+            for caller in [Identity::new("t"), Identity::new("x".repeat(90)), long_subject.clone()] {
+                let key = cache_key("m", 1, &p, Some(&caller));
+                assert!(key.starts_with(&format!("{anonymous}@")), "{key} extends {anonymous}");
+            }
+        }
+        // Another call's key never starts with it.
+        let one = cache_key("m", 1, &map(json!({"a": 1})), None);
+        assert!(!cache_key("m", 1, &map(json!({"a": 10})), None).starts_with(&one));
+        // A long subject is hashed; a subject that looks hashed is not taken for one.
+        let hashed = cache_key("m", 1, &map(json!({})), Some(&long_subject));
+        assert_eq!(hashed.len(), r#"rpc:cache:m:v1:j:{}@h:"#.len() + 64, "{hashed}");
+        let lookalike = Identity::new(hashed[hashed.len() - 66..].to_owned());
+        assert_ne!(cache_key("m", 1, &map(json!({})), Some(&lookalike)), hashed);
+    }
+
+    #[test]
+    fn method_prefixes_end_at_the_version() {
+        let prefix = method_prefix("Catalog.get", 1);
+        assert_eq!(prefix, "rpc:cache:Catalog.get:v1:");
+        assert!(cache_key("Catalog.get", 1, &map(json!({"id": 1})), None).starts_with(&prefix));
+        assert!(!cache_key("Catalog.getAll", 1, &map(json!({})), None).starts_with(&prefix));
+        assert!(!cache_key("Catalog.get", 12, &map(json!({})), None).starts_with(&prefix));
     }
 
     #[test]

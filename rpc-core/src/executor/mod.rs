@@ -11,6 +11,7 @@
 
 mod after;
 mod cache;
+mod cache_control;
 mod keys;
 mod lock;
 mod log;
@@ -38,6 +39,7 @@ use crate::identity::Identity;
 use crate::rate::{RateDecision, RateKind, RateLimits, rate_key};
 use crate::registry::{Method, Registry};
 use crate::store::{CacheStore, LockStore, MemoryRates, Stores};
+pub use cache_control::CacheControl;
 
 /// The outcome of one call.
 #[derive(Debug)]
@@ -72,9 +74,16 @@ impl Execution {
     }
 }
 
-/// Runs calls against a [`Registry`].
+/// Runs calls against a [`Registry`]. Cheap to clone: clones share one
+/// configuration (one reference count).
 #[derive(Clone)]
 pub struct Executor {
+    shared: Arc<Shared>,
+}
+
+/// What an executor's clones share.
+#[derive(Clone)]
+struct Shared {
     registry: Arc<Registry>,
     env: Environment,
     listeners: Listeners,
@@ -86,7 +95,10 @@ pub struct Executor {
 
 impl std::fmt::Debug for Executor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Executor").field("env", &self.env).field("listeners", &self.listeners.len()).finish()
+        f.debug_struct("Executor")
+            .field("env", &self.shared.env)
+            .field("listeners", &self.shared.listeners.len())
+            .finish()
     }
 }
 
@@ -97,25 +109,33 @@ impl Executor {
     /// with the in-process stores ([`Stores::default`]).
     pub fn new(registry: impl Into<Arc<Registry>>, env: Environment) -> Self {
         Executor {
-            registry: registry.into(),
-            env,
-            listeners: Listeners::default(),
-            stores: Stores::default(),
-            rates: RateLimits::default(),
-            rates_fallback: Arc::new(MemoryRates::new()),
+            shared: Arc::new(Shared {
+                registry: registry.into(),
+                env,
+                listeners: Listeners::default(),
+                stores: Stores::default(),
+                rates: RateLimits::default(),
+                rates_fallback: Arc::new(MemoryRates::new()),
+            }),
         }
+    }
+
+    /// The configuration, for a builder method to change (copied first if
+    /// a clone shares it).
+    fn configure(&mut self) -> &mut Shared {
+        Arc::make_mut(&mut self.shared)
     }
 
     /// Limits how many calls (and MCP sessions) each client starts
     /// ([`crate::rate`]), counted in the stores' rate counters.
     pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
-        self.rates = limits;
+        self.configure().rates = limits;
         self
     }
 
     /// The rate limits.
     pub fn rate_limits(&self) -> RateLimits {
-        self.rates
+        self.shared.rates
     }
 
     /// Counts one request of `kind` by a client (`identity`, else `peer`):
@@ -128,13 +148,13 @@ impl Executor {
         identity: Option<&Identity>,
         peer: Option<IpAddr>,
     ) -> Option<Duration> {
-        let rate = self.rates.of(kind)?;
+        let rate = self.shared.rates.of(kind)?;
         let key = rate_key(kind, identity, peer)?;
-        let decision = match self.stores.rates.hit(&key, rate).await {
+        let decision = match self.shared.stores.rates.hit(&key, rate).await {
             Ok(decision) => decision,
             Err(e) => {
                 tracing::warn!(error = %e, "rate store failed: counted in this process");
-                self.rates_fallback.hit_now(&key, rate)
+                self.shared.rates_fallback.hit_now(&key, rate)
             }
         };
         match decision {
@@ -145,14 +165,15 @@ impl Executor {
 
     /// Adds an event listener; listeners run in the order they were added.
     pub fn with_listener(mut self, listener: impl Listener) -> Self {
-        self.listeners.push(Arc::new(listener));
+        self.configure().listeners.push(Arc::new(listener));
         self
     }
 
     /// Adds event listeners, in the order given.
     pub fn with_listeners(mut self, listeners: impl IntoIterator<Item = Arc<dyn Listener>>) -> Self {
+        let shared = self.configure();
         for listener in listeners {
-            self.listeners.push(listener);
+            shared.listeners.push(listener);
         }
         self
     }
@@ -160,47 +181,47 @@ impl Executor {
     /// Keeps cached results and locks in `stores` (e.g. Redis, shared by
     /// several instances) instead of in this process.
     pub fn with_stores(mut self, stores: Stores) -> Self {
-        self.stores = stores;
+        self.configure().stores = stores;
         self
     }
 
     /// Keeps cached results in `cache`.
     pub fn with_cache_store(mut self, cache: Arc<dyn CacheStore>) -> Self {
-        self.stores.cache = cache;
+        self.configure().stores.cache = cache;
         self
     }
 
     /// Takes method locks in `locks`.
     pub fn with_lock_store(mut self, locks: Arc<dyn LockStore>) -> Self {
-        self.stores.locks = locks;
+        self.configure().stores.locks = locks;
         self
     }
 
     /// The registry.
     pub fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+        &self.shared.registry
     }
 
     /// The environment (decides error detail and where caching applies).
     pub fn environment(&self) -> Environment {
-        self.env
+        self.shared.env
     }
 
     /// The stores of cached results and locks.
     pub fn stores(&self) -> &Stores {
-        &self.stores
+        &self.shared.stores
     }
 
     /// Executes one call.
     pub async fn execute(&self, mut call: Call<'_>) -> Execution {
         if call.metered
-            && self.rates.calls.is_some()
+            && self.shared.rates.calls.is_some()
             && let Some(wait) = self.throttle(RateKind::Calls, call.caller(), call.peer).await
         {
             let error = RpcError::rate_limited("calls", wait);
             return self.fail(&call, None, None, Stage::RateLimit, error).await;
         }
-        let renamed = match self.listeners.is_empty() {
+        let renamed = match self.shared.listeners.is_empty() {
             true => None,
             false => match self.on_request(&mut call).await {
                 Ok(renamed) => renamed,
@@ -210,7 +231,7 @@ impl Executor {
         let name = renamed.as_deref().unwrap_or(call.method);
         let found = match call.resolved.take() {
             Some(method) if renamed.is_none() => Some(method),
-            _ => self.registry.method(call.version, name, call.scope).cloned(),
+            _ => self.shared.registry.method(call.version, name, call.scope).cloned(),
         };
         let Some(method) = found else {
             let error = RpcError::method_not_found(name);
@@ -236,7 +257,7 @@ impl Executor {
             None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
         };
         let descriptor = method.descriptor();
-        let cache_slot = descriptor.cache.filter(|policy| policy.applies_in(self.env)).map(|policy| {
+        let cache_slot = descriptor.cache.filter(|policy| policy.applies_in(self.shared.env)).map(|policy| {
             // Hashing large arguments is CPU work like validating them.
             cpu_bound(call.input_bytes, || {
                 CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
@@ -251,7 +272,7 @@ impl Executor {
                 Lookup::Miss(current) => stamp = current,
             }
         }
-        let needs_record = !self.listeners.is_empty() || !descriptor.invalidates.is_empty();
+        let needs_record = !self.shared.listeners.is_empty() || !descriptor.invalidates.is_empty();
         let record = needs_record.then(|| CallInfo {
             id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
             method: method.clone(),
@@ -261,7 +282,7 @@ impl Executor {
             identity: context.identity_arc().cloned(),
         });
         if let Some(info) = &record
-            && let Err(e) = self.listeners.before_execute(info).await
+            && let Err(e) = self.shared.listeners.before_execute(info).await
         {
             return self.refused(&call, method, info, Stage::Hooks, e).await;
         }
@@ -271,8 +292,8 @@ impl Executor {
                 let key = keys::lock_key(method.name(), keyed_by);
                 let owner = lock::owner_token();
                 let ttl = Duration::from_secs(policy.ttl_secs.max(1));
-                match self.stores.locks.acquire(&key, &owner, ttl).await {
-                    Ok(true) => Some(lock::LockGuard::new(self.stores.locks.clone(), key, owner)),
+                match self.shared.stores.locks.acquire(&key, &owner, ttl).await {
+                    Ok(true) => Some(lock::LockGuard::new(self.shared.stores.locks.clone(), key, owner)),
                     taken => {
                         let error = match taken {
                             Err(e) => {
@@ -296,6 +317,9 @@ impl Executor {
             _ => None,
         };
 
+        // The method may use the cache from code (`ctx.cache()`); cached
+        // results returned above never pay for the handle.
+        let context = context.with_cache(self.shared.clone());
         let mut result = invoke(&method, params, &context, call.timeout).await;
         if let Some(lock) = lock {
             lock.release().await;
@@ -304,8 +328,8 @@ impl Executor {
             self.cache_store(slot, stamp.as_deref(), value).await;
         }
         if let Some(info) = &record {
-            self.listeners.after_execute(info, &result).await;
-            self.listeners.before_response(info, &mut result).await;
+            self.shared.listeners.after_execute(info, &result).await;
+            self.shared.listeners.before_response(info, &mut result).await;
         }
         if let Err(e) = &result {
             match &record {
@@ -326,7 +350,7 @@ impl Executor {
             transport: call.transport,
             identity: call.identity.clone(),
         };
-        let outcome = self.listeners.on_request(&mut request).await;
+        let outcome = self.shared.listeners.on_request(&mut request).await;
         call.params = request.params;
         outcome?;
         Ok((request.method != call.method).then_some(request.method))
@@ -343,8 +367,8 @@ impl Executor {
         error: RpcError,
     ) -> Execution {
         let mut result = Err(error);
-        self.listeners.after_execute(info, &result).await;
-        self.listeners.before_response(info, &mut result).await;
+        self.shared.listeners.after_execute(info, &result).await;
+        self.shared.listeners.before_response(info, &mut result).await;
         if let Err(e) = &result {
             self.report(call, method.name(), Some(&info.params), stage, e).await;
         }
@@ -378,7 +402,7 @@ impl Executor {
             let shown = params.map(|p| Shown::of(p).text());
             log_error(method, shown.as_deref(), stage, error);
         }
-        if self.listeners.is_empty() {
+        if self.shared.listeners.is_empty() {
             return;
         }
         let event = ErrorEvent {
@@ -390,7 +414,7 @@ impl Executor {
             stage,
             identity: call.identity.as_deref(),
         };
-        self.listeners.on_error(&event).await;
+        self.shared.listeners.on_error(&event).await;
     }
 
     /// Passes an error a transport raised before the call reached the
@@ -409,11 +433,11 @@ impl Executor {
         if level_enabled(log_level(Stage::Request, error)) {
             log_error(method, None, Stage::Request, error);
         }
-        if self.listeners.is_empty() {
+        if self.shared.listeners.is_empty() {
             return;
         }
         let event = ErrorEvent { method, version, transport, params: None, error, stage: Stage::Request, identity };
-        self.listeners.on_error(&event).await;
+        self.shared.listeners.on_error(&event).await;
     }
 
     /// Runs what waits for the response carrying these executions to be

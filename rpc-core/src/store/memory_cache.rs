@@ -304,6 +304,33 @@ impl CacheStore for MemoryCache {
         }
         MaybeReady::ready(Ok(()))
     }
+
+    fn remove_prefix<'a>(&'a self, prefix: &'a str) -> MaybeReady<'a, Result<u64, StoreError>> {
+        MaybeReady::ready(Ok(self.remove_starting_with(prefix)))
+    }
+}
+
+impl MemoryCache {
+    /// Removes every entry whose key starts with `prefix`, one shard at a
+    /// time (each lock held for one walk of its list, nothing collected):
+    /// how many were removed.
+    fn remove_starting_with(&self, prefix: &str) -> u64 {
+        let mut removed = 0;
+        for index in 0..self.shards.len() {
+            let mut shard = self.lock(index);
+            let Shard { entries, bytes } = &mut *shard;
+            entries.retain(|key, entry| {
+                if key.starts_with(prefix) {
+                    *bytes -= entry.cost;
+                    removed += 1;
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        removed
+    }
 }
 
 #[cfg(test)]
@@ -413,6 +440,51 @@ mod tests {
             cache.put(&key, "g:s2:[3]", ttl).await.unwrap();
             assert_eq!(current(cache.get_result(&key, Some(&generation)).await.unwrap()).as_deref(), Some("[3]"));
         }
+    }
+
+    #[tokio::test]
+    async fn prefix_removal_keeps_the_count_and_spares_longer_names() {
+        // 16 shards, so the entries spread over all of them.
+        let cache = MemoryCache::new(32 * 1024 * 1024);
+        let ttl = Duration::from_secs(60);
+        for i in 0..200 {
+            cache
+                .put_result(&format!("rpc:cache:Catalog.get:v1:j:{{\"id\":{i}}}"), None, &json("1"), ttl)
+                .await
+                .unwrap();
+            cache.put(&format!("rpc:cache:Catalog.getAll:v1:j:{{\"page\":{i}}}"), "[2]", ttl).await.unwrap();
+        }
+        cache.put("rpc:cache:Catalog.get:v2:j:{}", "3", ttl).await.unwrap();
+        let kept: u64 = (0..200)
+            .map(|i| entry_cost(&format!("rpc:cache:Catalog.getAll:v1:j:{{\"page\":{i}}}"), "[2]"))
+            .sum::<u64>()
+            + entry_cost("rpc:cache:Catalog.get:v2:j:{}", "3");
+        assert_eq!(cache.remove_prefix("rpc:cache:Catalog.get:v1:").await.unwrap(), 200);
+        assert_eq!((cache.len(), cache.bytes()), (201, kept), "the bytes of what went are given back");
+        assert!(cache.get("rpc:cache:Catalog.getAll:v1:j:{\"page\":7}").await.unwrap().is_some());
+        assert_eq!(cache.remove_prefix("rpc:cache:Catalog.get:v1:").await.unwrap(), 0, "nothing left to remove");
+        assert_eq!(cache.remove_prefix("rpc:cache:Catalog.get:v").await.unwrap(), 1, "the other version");
+        assert_eq!(cache.remove_prefix("rpc:cache:").await.unwrap(), 200);
+        assert_eq!((cache.len(), cache.bytes()), (0, 0));
+        // A prefix is text, not a pattern.
+        cache.put("a*b", "1", ttl).await.unwrap();
+        assert_eq!(cache.remove_prefix("a*").await.unwrap(), 1);
+        cache.put("ab", "1", ttl).await.unwrap();
+        assert_eq!(cache.remove_prefix("a*").await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_large_prefix_removal_is_one_walk() {
+        let cache = MemoryCache::new(64 * 1024 * 1024);
+        let ttl = Duration::from_secs(60);
+        for i in 0..100_000 {
+            cache.put(&format!("rpc:cache:m:v1:j:{{\"i\":{i}}}"), "1", ttl).await.unwrap();
+        }
+        cache.put("rpc:cache:n:v1:j:{}", "1", ttl).await.unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(cache.remove_prefix("rpc:cache:m:v1:").await.unwrap(), 100_000);
+        assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+        assert_eq!((cache.len(), cache.bytes()), (1, entry_cost("rpc:cache:n:v1:j:{}", "1")));
     }
 
     #[test]

@@ -80,6 +80,17 @@ pub trait CacheStore: Send + Sync + 'static {
     /// Removes `key` (nothing happens if it is absent).
     fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>>;
 
+    /// Removes every key starting with `prefix` (an exact text, not a
+    /// pattern): how many were removed. Used by
+    /// [`CacheControl`](crate::CacheControl) to delete a method's or a
+    /// request's entries. The default fails ("this cache store cannot
+    /// delete by prefix"), so a store written before this method existed
+    /// still compiles; such a store deletes single entries only.
+    fn remove_prefix<'a>(&'a self, prefix: &'a str) -> MaybeReady<'a, Result<u64, StoreError>> {
+        let _ = prefix;
+        MaybeReady::ready(Err(StoreError::new("this cache store cannot delete by prefix")))
+    }
+
     /// The values under `key` and `generation` together: a cached result
     /// and the generation stamp it must carry to be current (one round trip
     /// in a network store: override the default, which reads one after the

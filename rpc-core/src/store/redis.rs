@@ -338,6 +338,55 @@ impl CacheStore for RedisStore {
             self.guard("DEL", redis::cmd("DEL").arg(self.key(key)).query_async::<()>(&mut connection)).await
         })
     }
+
+    fn remove_prefix<'a>(&'a self, prefix: &'a str) -> MaybeReady<'a, Result<u64, StoreError>> {
+        MaybeReady::pending(self.unlink_prefix(prefix))
+    }
+}
+
+/// How many keys one `SCAN` of [`CacheStore::remove_prefix`] looks at.
+const SCAN_COUNT: usize = 500;
+
+/// `text` with the characters a `MATCH` pattern gives a meaning (`* ? [ ]
+/// \`) escaped, so that it matches itself only.
+fn glob_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl RedisStore {
+    /// Removes the keys starting with `prefix` (without the application
+    /// prefix): `SCAN MATCH` of [`SCAN_COUNT`] keys at a time, each batch
+    /// found removed with `UNLINK` (freed in the background), every
+    /// command through the circuit breaker. Memory stays at one batch
+    /// whatever the number of keys.
+    async fn unlink_prefix(&self, prefix: &str) -> Result<u64, StoreError> {
+        let mut pattern = glob_escaped(&self.key(prefix));
+        pattern.push('*');
+        let mut connection = self.connection.clone();
+        let mut cursor: u64 = 0;
+        let mut removed = 0;
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor).arg("MATCH").arg(&pattern).arg("COUNT").arg(SCAN_COUNT);
+            let (next, keys): (u64, Vec<Vec<u8>>) = self.guard("SCAN", scan.query_async(&mut connection)).await?;
+            if !keys.is_empty() {
+                let unlinked: u64 =
+                    self.guard("UNLINK", redis::cmd("UNLINK").arg(&keys).query_async(&mut connection)).await?;
+                removed += unlinked;
+            }
+            if next == 0 {
+                return Ok(removed);
+            }
+            cursor = next;
+        }
+    }
 }
 
 impl LockStore for RedisStore {
@@ -386,5 +435,16 @@ impl RateStore for RedisStore {
                 Ok(micros) => RateDecision::Limited { retry_after: Duration::from_micros(micros) },
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_escaped;
+
+    #[test]
+    fn patterns_match_their_text_only() {
+        assert_eq!(glob_escaped("app:rpc:cache:Catalog.get:v1:"), "app:rpc:cache:Catalog.get:v1:");
+        assert_eq!(glob_escaped(r"a*b?c[d]e\f"), r"a\*b\?c\[d\]e\\f");
     }
 }
