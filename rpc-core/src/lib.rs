@@ -54,6 +54,7 @@ pub mod clock;
 pub mod context;
 pub mod descriptor;
 pub mod error;
+pub mod error_codes;
 pub mod events;
 pub mod executor;
 pub mod future;
@@ -75,8 +76,9 @@ pub mod validation;
 pub use context::{ClientView, Context, Event, EventSink, LogLevel};
 pub use descriptor::{MethodDescriptor, OutputKind, ParamDescriptor, ServiceDescriptor, TaskSupport, ToolHints};
 pub use error::{ApplicationError, Environment, RpcError};
+pub use error_codes::{ErrorCode, ErrorCodes};
 pub use events::{ErrorEvent, Listener, RequestEvent};
-pub use executor::{Call, CallInfo, Execution, Executor, Params, Stage, Transport};
+pub use executor::{CacheControl, Call, CallInfo, Execution, Executor, Params, Stage, Transport};
 pub use future::MaybeReady;
 pub use group::{ApiGroup, GroupRef, McpGroup, Package, is_valid_tool_name};
 pub use i18n::{Language, Translations};
@@ -85,7 +87,7 @@ pub use jsonrpc::JsonLimits;
 pub use mcp_role::{CompletionSpec, CompletionTarget, McpRole, PromptSpec, ResourceSpec};
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
-pub use rpc_macros::{cache, info, invalidates, lock, service};
+pub use rpc_macros::{ApplicationError, cache, info, invalidates, lock, service};
 
 /// `Result` with [`RpcError`].
 pub type Result<T, E = RpcError> = std::result::Result<T, E>;

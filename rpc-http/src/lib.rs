@@ -10,13 +10,16 @@
 //! * [`server`]: bodies and routing, the bundled hyper runner with its
 //!   connection limits, and the command line of the example servers;
 //! * [`docs`]: the self-contained docs pages and Postman collections;
-//! * [`i18n`]: the language of a request from `Accept-Language`.
+//! * [`i18n`]: the language of a request from `Accept-Language`;
+//! * `amqp` (feature `amqp`): asynchronous calls on a message broker.
 //!
 //! Applications depend on the `rpc` facade, which re-exports this crate
 //! beside `rpc-core` under one name.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "amqp")]
+pub mod amqp;
 #[cfg(feature = "docs")]
 pub mod docs;
 pub mod i18n;

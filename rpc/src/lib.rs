@@ -39,6 +39,10 @@
 #![warn(missing_docs)]
 
 pub use rpc_core::*;
+/// Asynchronous calls on an AMQP broker (feature `amqp`): the publishing
+/// [`amqp::AmqpQueue`] and the consuming [`amqp::Worker`].
+#[cfg(feature = "amqp")]
+pub use rpc_http::amqp;
 #[cfg(feature = "docs")]
 pub use rpc_http::docs;
 pub use rpc_http::{Callbacks, Cors, HostPolicy, JsonRpcBuilder, JsonRpcService, Security, TokenPolicy};
@@ -49,7 +53,8 @@ pub use rpc_http::{security, server};
 pub mod jsonrpc {
     pub use rpc_core::jsonrpc::*;
     pub use rpc_http::jsonrpc::{
-        Callbacks, DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY_BYTES, JsonRpcBuilder, JsonRpcService, callback, service,
+        Callbacks, DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY_BYTES, Job, JsonRpcBuilder, JsonRpcService, Queue, QueueError,
+        callback, deferred, service,
     };
 }
 

@@ -20,6 +20,7 @@ mod fixtures {
     /// An order line: its fields carry rules through schemars' attributes,
     /// which land in the schema and are enforced like parameters' rules.
     #[derive(Debug, Deserialize, JsonSchema)]
+    #[allow(dead_code)] // its fields matter to the schema and the validator only
     pub struct Line {
         /// Stock-keeping unit.
         #[schemars(length(min = 3, max = 12), pattern(r"^[A-Z0-9-]+$"))]

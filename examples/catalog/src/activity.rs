@@ -68,6 +68,7 @@ impl Listener for ActivityListener {
 #[derive(Debug, Clone)]
 pub struct Activity(pub Arc<ActivityLog>);
 
+/// Back-office figures: calls and failures per method.
 #[rpc::service(groups(Admin))]
 impl Activity {
     /// Calls answered and failed, per method, since the server started.

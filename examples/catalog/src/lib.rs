@@ -114,6 +114,9 @@ pub struct Setup {
     pub shared: Option<Shared>,
     /// Where `$rpc.callback` may post responses (default: nowhere).
     pub callbacks: Callbacks,
+    /// Where asynchronous calls go (`--amqp-url`: a broker, for
+    /// `catalog worker` processes to run); default: they run in this process.
+    pub queue: Option<Arc<dyn rpc::jsonrpc::Queue>>,
     /// Calls and new MCP sessions per client (default: unlimited), counted
     /// where `shared` says (in Redis, across instances) or in this process.
     pub rate_limits: rpc::rate::RateLimits,
@@ -154,11 +157,13 @@ fn configured_executor(env: Environment, setup: &Setup) -> Result<(Executor, Arc
 pub const REGISTRY_NAME: &str = "com.example/catalog";
 
 fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> Result<Router, String> {
-    let Setup { security, public_url, shared, callbacks, settings, .. } = setup;
+    let Setup { security, public_url, shared, callbacks, settings, queue, .. } = setup;
     let mut rpc = JsonRpcService::builder(executor.clone())
         .info(
             ApiInfo::new("Catalog API", env!("CARGO_PKG_VERSION"))
-                .description("A product catalog: search, get, list, categories."),
+                .description("A product catalog: search, get, list, categories.")
+                .license(env!("CARGO_PKG_LICENSE"), "")
+                .contact("Catalog team", "https://example.com/catalog", "catalog@example.com"),
         )
         .security(security.clone())
         .translations(translations.clone())
@@ -166,9 +171,20 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
     if let Some(base) = public_url.clone() {
         rpc = rpc.public_url(base);
     }
+    if let Some(queue) = queue {
+        rpc = rpc.queue(queue);
+    }
     let mcp = mcp_endpoint(executor, security.clone(), shared, translations, public_url, settings.as_ref())?;
     // With OAuth (--oauth-issuer), the protected-resource metadata clients start from.
     Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp).oauth_metadata(&security))
+}
+
+/// The `/rpc` endpoint a `catalog worker` runs queued asynchronous calls
+/// on (`rpc::amqp::Worker`): the executor set up as for the web process
+/// (registry, listener, stores, rate limits) and its callback policy.
+pub fn worker_service(env: Environment, setup: Setup) -> Result<JsonRpcService, String> {
+    let (executor, _) = configured_executor(env, &setup)?;
+    Ok(JsonRpcService::builder(executor).callbacks(setup.callbacks).build())
 }
 
 /// The MCP endpoint of the `mcp` group: the catalog's identity and registry

@@ -1,6 +1,10 @@
 //! `cargo run -p catalog -- [--listen HOST:PORT] [--env dev|test|prod] [--token TOKEN ...] [--public-url URL]`,
 //! or `cargo run -p catalog -- --stdio [--stdio-version N]` for MCP on
-//! stdin/stdout (`--help` lists every option).
+//! stdin/stdout (`--help` lists every option); `cargo run -p catalog -- worker
+//! --amqp-url URL ...` runs the asynchronous calls the web processes publish
+//! with `--amqp-url` (see `worker.rs`).
+
+mod worker;
 
 use std::process::ExitCode;
 
@@ -53,9 +57,15 @@ struct Options {
     #[arg(long, value_name = "N", default_value_t = 1, requires = "stdio",
           value_parser = clap::value_parser!(u32).range(1..))]
     stdio_version: u32,
+    /// Asynchronous calls on a message broker (`catalog worker` runs them).
+    #[command(flatten)]
+    amqp: rpc::amqp::cli::AmqpOptions,
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == "worker") {
+        return worker::main();
+    }
     let program = Program::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), "127.0.0.1:8080")
         .about("The catalog example: JSON-RPC at /rpc, MCP at /mcp/v1 and /mcp/v2 (or MCP on stdio: --stdio)");
     let cli = rpc::server::cli::parse::<Options>(&program);
@@ -63,13 +73,15 @@ fn main() -> ExitCode {
         return stdio(&cli);
     }
     rpc::server::cli::main_parsed(program, cli, async |cli, security| {
-        let setup = setup(cli, security).await?;
+        let setup = setup(cli, security, true).await?;
         catalog::app_configured(cli.env, setup)
     })
 }
 
 /// The application's set-up from the command line.
-async fn setup(cli: &Cli<Options>, security: rpc::Security) -> Result<catalog::Setup, String> {
+/// With `publish`, asynchronous calls go to the broker `--amqp-url` names
+/// (a worker runs them, and publishes nothing itself).
+async fn setup(cli: &Cli<Options>, security: rpc::Security, publish: bool) -> Result<catalog::Setup, String> {
     let options = &cli.app;
     let translations = if options.no_translations {
         None
@@ -92,12 +104,26 @@ async fn setup(cli: &Cli<Options>, security: rpc::Security) -> Result<catalog::S
     let callbacks =
         rpc::jsonrpc::Callbacks::allow(&options.callback_allow).map_err(|e| format!("--callback-allow: {e}"))?;
     let settings = mcp::settings::Settings::load(options.config.as_deref()).map_err(|e| e.to_string())?;
+    let queue = match options.amqp.config()? {
+        Some(config) if publish => {
+            let queue = rpc::amqp::AmqpQueue::new(config);
+            match queue.connect().await {
+                Ok(()) => tracing::info!("asynchronous calls ($rpc.callback) go to the message broker"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the message broker is unreachable: asynchronous calls are refused until it is back")
+                }
+            }
+            Some(std::sync::Arc::new(queue) as std::sync::Arc<dyn rpc::jsonrpc::Queue>)
+        }
+        _ => None,
+    };
     Ok(catalog::Setup {
         security,
         public_url: options.public_url.clone(),
         translations,
         shared,
         callbacks,
+        queue,
         rate_limits: cli.limits.rate_limits(),
         settings: Some(settings),
     })
@@ -120,7 +146,7 @@ fn stdio(cli: &Cli<Options>) -> ExitCode {
     };
     let version = cli.app.stdio_version;
     let served = runtime.block_on(async {
-        let setup = setup(cli, rpc::Security::new()).await?;
+        let setup = setup(cli, rpc::Security::new(), false).await?;
         let endpoint = catalog::stdio_endpoint(cli.env, setup)?;
         tracing::info!(version, "serving MCP (group `mcp`) on stdin/stdout");
         mcp::stdio::serve(endpoint, version, tokio::io::stdin(), tokio::io::stdout())

@@ -74,16 +74,22 @@ pub enum SortOrder {
     Name,
 }
 
-/// Errors of the catalog.
-#[derive(Debug, Clone, PartialEq)]
+/// Errors of the catalog: each variant has its own JSON-RPC code (listed in
+/// the `errors` of every method returning it, in the OpenRPC document) and
+/// exposes its `#[rpc(data)]` fields in `data.extra`.
+#[derive(Debug, Clone, PartialEq, rpc::ApplicationError)]
 pub enum CatalogError {
     /// No product has this id.
-    NotFound(u64),
+    #[rpc(code = 404)]
+    NotFound(#[rpc(data = "id")] u64),
     /// No subscription has this id.
-    NoSubscription(String),
+    #[rpc(code = 4041)]
+    NoSubscription(#[rpc(data = "subscription")] String),
     /// No product has this name.
-    NoSuchName(String),
+    #[rpc(code = 4042)]
+    NoSuchName(#[rpc(data = "name")] String),
     /// The catalog keeps no more subscriptions.
+    #[rpc(code = 429)]
     TooManySubscriptions,
 }
 
@@ -105,27 +111,11 @@ pub const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 impl std::error::Error for CatalogError {}
 
-impl rpc::ApplicationError for CatalogError {
-    fn code(&self) -> i32 {
-        match self {
-            CatalogError::NotFound(_) | CatalogError::NoSubscription(_) | CatalogError::NoSuchName(_) => 404,
-            CatalogError::TooManySubscriptions => 429,
-        }
-    }
-    fn data(&self) -> Option<serde_json::Value> {
-        match self {
-            CatalogError::NotFound(id) => Some(serde_json::json!({"id": id})),
-            CatalogError::NoSubscription(id) => Some(serde_json::json!({"subscription": id})),
-            CatalogError::NoSuchName(name) => Some(serde_json::json!({"name": name})),
-            CatalogError::TooManySubscriptions => None,
-        }
-    }
-}
-
 /// The built-in `ping`.
 #[derive(Debug, Default)]
 pub struct Pinger;
 
+/// Is the server there?
 #[rpc::service(alias = "", groups(Mcp))]
 impl Pinger {
     /// Ping.
@@ -220,6 +210,7 @@ impl Catalog {
     }
 }
 
+/// Products: search, details, renames, and restock notices.
 #[rpc::service(groups(Mcp))]
 impl Catalog {
     /// Search products by name.
@@ -407,6 +398,7 @@ impl CatalogV2 {
     }
 }
 
+/// Products, version 2: paged search and a count.
 #[rpc::service(alias = "Catalog", version = 2, groups(Mcp), removed("Catalog.list"))]
 impl CatalogV2 {
     /// Search products by name, with paging.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::callback::Callbacks;
+use super::queue::Queue;
 use super::service::{Inner, JsonRpcService};
 use crate::security::{HostPolicy, Security};
 use crate::server::route::PublicUrl;
@@ -32,6 +33,7 @@ pub struct JsonRpcBuilder {
     public_url: Option<PublicUrl>,
     translations: Arc<Translations>,
     callbacks: Callbacks,
+    queue: Option<Arc<dyn Queue>>,
 }
 
 impl JsonRpcBuilder {
@@ -111,11 +113,22 @@ impl JsonRpcBuilder {
         self
     }
 
+    /// Where asynchronous calls (`$rpc.callback`) go: handed to `queue`
+    /// before they are acknowledged (a queue that refuses one makes the call
+    /// fail at once), and run by the queue's workers. Default: none, they
+    /// run in this process after the acknowledgement was sent. The callback
+    /// URL is still checked against [`callbacks`](Self::callbacks) first.
+    pub fn queue(mut self, queue: Arc<dyn Queue>) -> Self {
+        self.queue = Some(queue);
+        self
+    }
+
     /// Builds the service; the OpenRPC documents are built here, once per
     /// version and language.
     pub fn build(self) -> JsonRpcService {
         let registry = self.executor.registry();
         let scope = self.scope.as_deref();
+        let env = self.executor.environment();
         let docs = registry
             .versions()
             .filter_map(|v| {
@@ -124,7 +137,9 @@ impl JsonRpcBuilder {
                     .all()
                     .map(|language| {
                         let texts = Texts { translations: &self.translations, language };
-                        openrpc::document(registry, v, scope, &self.info, "", texts)
+                        let mut doc = openrpc::document(registry, v, scope, &self.info, "", texts)?;
+                        super::document::describe_server(&mut doc, env, self.callbacks.enabled());
+                        Some(doc)
                     })
                     .collect();
                 per_language.map(|docs| (v, docs))
@@ -144,6 +159,7 @@ impl JsonRpcBuilder {
                 public_url: self.public_url,
                 translations: self.translations,
                 callbacks: self.callbacks,
+                queue: self.queue,
             }),
         }
     }
@@ -162,6 +178,7 @@ impl JsonRpcService {
             public_url: None,
             translations: Arc::new(Translations::none()),
             callbacks: Callbacks::disabled(),
+            queue: None,
         }
     }
 }

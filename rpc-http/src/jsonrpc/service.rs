@@ -22,7 +22,8 @@ use http_body::Body;
 use serde_json::{Value, json};
 
 use crate::i18n::LanguageHeaders;
-use crate::jsonrpc::callback::{self, Callbacks, Pending};
+use crate::jsonrpc::callback::Callbacks;
+use crate::jsonrpc::queue::{Deferred, Queue};
 use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
@@ -31,11 +32,11 @@ use crate::server::route::{PeerAddr, PublicUrl, original_uri, public_url, versio
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Transport};
 use rpc_core::i18n::Translations;
+use rpc_core::jsonrpc::chain;
 use rpc_core::jsonrpc::envelope::{self, Message};
 use rpc_core::jsonrpc::limits::JsonLimits;
 use rpc_core::jsonrpc::response::{error_body, join_batch, write_error, write_result};
 use rpc_core::jsonrpc::special;
-use rpc_core::logged::logged;
 use rpc_core::rate::RateKind;
 
 /// The methods the endpoint answers.
@@ -70,6 +71,8 @@ pub(super) struct Inner {
     pub(super) public_url: Option<PublicUrl>,
     pub(super) translations: Arc<Translations>,
     pub(super) callbacks: Callbacks,
+    /// Where asynchronous calls go (none: they run in this process).
+    pub(super) queue: Option<Arc<dyn Queue>>,
 }
 
 /// The most calls of a batch polled in place (beyond it, a wake-up polling
@@ -79,21 +82,7 @@ const IN_PLACE: usize = 30;
 /// What one message gives: the response bytes (none for a notification),
 /// the execution (for after-response work), a call to run later (rare and
 /// large: boxed, so an answer stays small to move).
-type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Box<Deferred>>);
-
-/// A call acknowledged now and run after the response was sent
-/// (`$rpc.callback`).
-struct Deferred {
-    method: String,
-    version: u32,
-    params: rpc_core::executor::Params,
-    special: special::Special,
-    identity: Option<Arc<Identity>>,
-    id: Option<Box<serde_json::value::RawValue>>,
-    url: callback::CallbackUrl,
-    headers: HeaderMap,
-    _slot: Pending,
-}
+pub(super) type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Box<Deferred>>);
 
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
 /// parameters allowed). A browser can send neither without a CORS preflight.
@@ -201,8 +190,9 @@ impl JsonRpcService {
         let Some(doc) = inner.docs.get(&version).and_then(|docs| docs.get(language.index())) else {
             return status_response(StatusCode::NOT_FOUND);
         };
-        let mut doc = doc.clone();
-        doc["servers"][0]["url"] = Value::String(public_url(request, inner.public_url.as_ref()));
+        // `?info`: the header only (see `document`).
+        let info_only = super::document::asks_info(request.uri().query());
+        let doc = super::document::served(doc, &public_url(request, inner.public_url.as_ref()), info_only);
         let mut response = json_response(StatusCode::OK, serde_json::to_vec(&doc).unwrap_or_default());
         // The same URL serves the HTML page to browsers.
         response.headers_mut().append(header::VARY, HeaderValue::from_static("accept"));
@@ -290,60 +280,14 @@ impl JsonRpcService {
         response
     }
 
-    /// Runs the asynchronous calls of a response that was sent, each in a
-    /// task of its own, and posts their responses to their callbacks.
-    fn run_deferred(&self, deferred: Vec<Deferred>) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::error!("asynchronous calls acknowledged outside a tokio runtime were not run");
-            return;
-        };
-        for job in deferred {
-            let this = self.clone();
-            runtime.spawn(async move { this.run_one_deferred(job).await });
-        }
-    }
-
-    async fn run_one_deferred(&self, job: Deferred) {
-        let inner = &self.inner;
-        let env = inner.executor.environment();
-        let mut call = Call::new(&job.method, job.version, job.params)
-            .transport(Transport::JsonRpc)
-            .identity(job.identity)
-            .ignore_cache(job.special.ignore_cache)
-            .timeout(job.special.timeout);
-        if let Some(scope) = inner.scope.as_deref() {
-            call = call.scope(scope);
-        }
-        let execution = inner.executor.execute(call).await;
-        let Some(id) = job.id else {
-            inner.executor.response_sent(vec![execution]);
-            return;
-        };
-        let mut body = Vec::with_capacity(128);
-        match &execution.result {
-            Ok(result) => write_result(&mut body, &id, result.get().as_bytes()),
-            Err(error) => write_error(&mut body, Some(&id), error, env),
-        }
-        let target = job.url.target();
-        let (method, target) = (logged(&job.method), logged(&target));
-        match inner.callbacks.post(job.url, body, job.headers).await {
-            Ok(status) if status.is_success() => {
-                tracing::debug!(method = %method, callback = %target, %status, "callback delivered");
-                inner.executor.response_sent(vec![execution]);
-            }
-            Ok(status) => {
-                tracing::warn!(method = %method, callback = %target, %status, "callback endpoint refused the response")
-            }
-            Err(why) => tracing::warn!(method = %method, callback = %target, error = %logged(&why), "callback failed"),
-        }
-    }
-
     /// The answers of a batch's messages, in order. The calls run together.
     /// Up to [`IN_PLACE`] of them are polled where they lie (`join_all`: one
     /// allocation for all; a wake-up polls each call still running). Of a
     /// larger batch, each call is started in turn, and those that do not
     /// finish on their first poll (most do: a cache hit, a method that does
-    /// not wait) run on in a queue that polls only the woken ones.
+    /// not wait) run on in a queue that polls only the woken ones. A batch
+    /// whose calls take values from each other (`@FROM`, found by one byte
+    /// search) runs in their order instead ([`batch`](super::batch)).
     async fn batch(
         &self,
         version: u32,
@@ -352,6 +296,12 @@ impl JsonRpcService {
         peer: Option<IpAddr>,
         headers: &HeaderMap,
     ) -> Vec<Option<Answer>> {
+        if chain::mentions(&items) {
+            let plan = chain::Plan::new(&items);
+            if plan.chains() {
+                return self.chained(plan, version, items, identity, peer, headers).await;
+            }
+        }
         if items.len() <= IN_PLACE {
             let calls = items
                 .into_iter()
@@ -378,7 +328,7 @@ impl JsonRpcService {
 
     /// Handles one message: the response bytes (none for a notification)
     /// and the execution, if the method was found.
-    async fn one(
+    pub(super) async fn one(
         &self,
         version: u32,
         message: Result<Message<'_>, envelope::Invalid<'_>>,
@@ -415,7 +365,7 @@ impl JsonRpcService {
             if let Some(wait) = executor.throttle(RateKind::Calls, identity.as_deref(), peer).await {
                 return refused(RpcError::rate_limited("calls", wait)).await;
             }
-            return match self.acknowledge(version, &request, params, &special, callback, identity, headers) {
+            return match self.acknowledge(version, &request, params, &special, callback, identity, headers).await {
                 Ok(acknowledged) => acknowledged,
                 Err(error) => refused(error).await,
             };
@@ -441,48 +391,6 @@ impl JsonRpcService {
             Err(error) => write_error(&mut out, Some(id), error, env),
         }
         (Some(out), Some(execution), None)
-    }
-
-    /// A call with `$rpc.callback`: checked now (the URL against the
-    /// policy, a free slot), acknowledged with `{"async": true, "callback": url}`,
-    /// and run once the response was sent.
-    #[allow(clippy::too_many_arguments)]
-    fn acknowledge(
-        &self,
-        version: u32,
-        request: &envelope::Request<'_>,
-        params: rpc_core::executor::Params,
-        special: &special::Special,
-        callback: &str,
-        identity: &Option<Arc<Identity>>,
-        headers: &HeaderMap,
-    ) -> Result<Answer, RpcError> {
-        let url = self.inner.callbacks.check(callback)?;
-        let Some(slot) = self.inner.callbacks.reserve() else {
-            return Err(RpcError::new(code::TIMEOUT, "Too many asynchronous calls are pending; try again later")
-                .with_kind("rpc::CallbacksBusy"));
-        };
-        if let Some(ray) = &special.ray_id {
-            tracing::debug!(method = %logged(&request.method), ray_id = %logged(ray), "asynchronous call accepted");
-        }
-        let out = request.id.map(|id| {
-            let ack = json!({"async": true, "callback": url.as_str()}).to_string();
-            let mut out = Vec::with_capacity(64 + ack.len());
-            write_result(&mut out, id, ack.as_bytes());
-            out
-        });
-        let deferred = Deferred {
-            method: request.method.clone().into_owned(),
-            version,
-            params,
-            special: special.clone(),
-            identity: identity.clone(),
-            id: request.id.map(|id| id.to_owned()),
-            url,
-            headers: callback::forwarded(headers),
-            _slot: slot,
-        };
-        Ok((out, None, Some(Box::new(deferred))))
     }
 }
 
