@@ -392,7 +392,7 @@ fn strings_with_prefix(params: &str) -> Vec<(Range<usize>, &str)> {
     let mut i = 0;
     while let Some(offset) = memchr::memchr(b'"', &bytes[i..]) {
         let start = i + offset;
-        let end = string_end(bytes, start + 1);
+        let end = super::limits::string_end(bytes, start + 1);
         if end >= bytes.len() {
             break;
         }
@@ -407,19 +407,6 @@ fn strings_with_prefix(params: &str) -> Vec<(Range<usize>, &str)> {
         }
     }
     found
-}
-
-/// The index of the quote closing the string that starts at `start` (just
-/// after its opening quote); `bytes.len()` when it is not closed.
-fn string_end(bytes: &[u8], mut i: usize) -> usize {
-    while i < bytes.len() {
-        match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-            None => return bytes.len(),
-            Some(offset) if bytes[i + offset] == b'\\' => i += offset + 2,
-            Some(offset) => return i + offset,
-        }
-    }
-    bytes.len()
 }
 
 /// The message ids of a batch, by the text a reference names them with:

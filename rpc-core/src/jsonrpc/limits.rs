@@ -115,7 +115,7 @@ static CLASS: [u8; 256] = {
 /// after its opening quote), skipping escaped characters; `bytes.len()`
 /// when it is not closed. Short strings (keys, method names) are walked
 /// byte by byte; long ones searched with `memchr`.
-fn string_end(bytes: &[u8], start: usize) -> usize {
+pub(crate) fn string_end(bytes: &[u8], start: usize) -> usize {
     const SHORT: usize = 32;
     let mut i = start;
     let short_end = bytes.len().min(start + SHORT);
