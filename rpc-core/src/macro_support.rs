@@ -307,11 +307,9 @@ pub struct McpPublished<const PUBLISHED: bool>;
 impl McpPublished<true> {
     /// Warns (the `deprecated` lint is the one warning a macro can raise on
     /// stable Rust), at the method the generated call is spanned to.
-    #[deprecated(
-        note = "this method is published over MCP without a description, so AI agents see only its name: \
+    #[deprecated(note = "this method is published over MCP without a description, so AI agents see only its name: \
                 add a doc comment to it, or mark it `#[rpc::info(undocumented)]` \
-                (`#[rpc::service(undocumented)]` for the whole block) when its texts come from elsewhere"
-    )]
+                (`#[rpc::service(undocumented)]` for the whole block) when its texts come from elsewhere")]
     pub const fn method_without_description() {}
 }
 

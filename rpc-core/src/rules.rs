@@ -259,7 +259,10 @@ mod tests {
             applied(json!({"type": "number"}), &rules),
             json!({"type": "number", "exclusiveMinimum": 0, "maximum": 1.5})
         );
-        assert_eq!(applied(json!({"type": "string"}), &[Rule::Equals("\"yes\"")]), json!({"type": "string", "const": "yes"}));
+        assert_eq!(
+            applied(json!({"type": "string"}), &[Rule::Equals("\"yes\"")]),
+            json!({"type": "string", "const": "yes"})
+        );
         assert_eq!(
             applied(json!({"type": ["integer", "null"]}), &[Rule::Equals("2")]),
             json!({"type": ["integer", "null"], "enum": [2, null]}),
@@ -271,7 +274,10 @@ mod tests {
             json!({"type": ["array", "null"], "items": {"type": "string", "minLength": 2, "pattern": "\\S"}})
         );
         assert_eq!(
-            applied(json!({"type": "array", "items": {"type": ["string", "null"]}}), &[Rule::Items(&[Rule::OneOf("[\"a\"]")])]),
+            applied(
+                json!({"type": "array", "items": {"type": ["string", "null"]}}),
+                &[Rule::Items(&[Rule::OneOf("[\"a\"]")])]
+            ),
             json!({"type": "array", "items": {"type": ["string", "null"], "enum": ["a", null]}}),
             "rules on nullable items keep null"
         );

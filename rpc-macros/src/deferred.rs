@@ -177,10 +177,9 @@ pub fn fold_or_refuse(kind: &str, display: &str, args: TokenStream, item: TokenS
     let others = strip_framework_attrs(&mut f);
     let message = match others.as_slice() {
         [] => format!("{display} only works on a method inside an `#[rpc::service]` impl block"),
-        others => format!(
-            "{display} and {} only work on a method inside an `#[rpc::service]` impl block",
-            others.join(", ")
-        ),
+        others => {
+            format!("{display} and {} only work on a method inside an `#[rpc::service]` impl block", others.join(", "))
+        }
     };
     let name = &f.sig.ident;
     let message = match f.sig.receiver() {

@@ -42,7 +42,9 @@ fn crate_alias(item: &ItemImpl) -> Ident {
 
 /// The error for `#[rpc::service]` on a type rather than its methods.
 fn misplaced(kind: &str, ident: &Ident) -> String {
-    format!("#[rpc::service] goes on the `impl {ident} {{ ... }}` block of its methods, not on the {kind}: move it there")
+    format!(
+        "#[rpc::service] goes on the `impl {ident} {{ ... }}` block of its methods, not on the {kind}: move it there"
+    )
 }
 
 /// Expands `#[rpc::service(args)] item`.

@@ -281,7 +281,10 @@ async fn exclusive_bounds_constants_and_item_rules() {
         params[param] = value.clone();
         let reply = call(&server, "Users.rate", params).await;
         let messages = refused(&reply, param);
-        assert!(messages.iter().any(|m| m.contains(expected)), "{param} = {value}: expected {expected:?} in {messages:?}");
+        assert!(
+            messages.iter().any(|m| m.contains(expected)),
+            "{param} = {value}: expected {expected:?} in {messages:?}"
+        );
     }
 }
 
@@ -307,7 +310,10 @@ async fn dto_field_rules_are_enforced() {
         wrong[field] = value.clone();
         let reply = call(&server, "Users.order", json!({"lines": [line.clone(), wrong]})).await;
         let messages = refused(&reply, "lines");
-        assert!(messages.iter().any(|m| m.contains(expected)), "{field} = {value}: expected {expected:?} in {messages:?}");
+        assert!(
+            messages.iter().any(|m| m.contains(expected)),
+            "{field} = {value}: expected {expected:?} in {messages:?}"
+        );
     }
     let registry = registry();
     let order = registry.method(1, "Users.order", None).expect("Users.order");

@@ -98,9 +98,17 @@ fn hostile_input_is_refused_boundedly() {
     let huge = vec![b' '; 17 << 20];
     let output = run(&[], &["-"], Some(&huge));
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("larger than"), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("larger than"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     // Deep nesting: the endpoint's own limits answer.
-    let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{{"id":{}1{}}}}}"#, "[".repeat(10_000), "]".repeat(10_000));
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{{"id":{}1{}}}}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     let output = run(&[], &[&deep], None);
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
     let bad_path = run(&[], &[GET, "--path", "rpc"], None);

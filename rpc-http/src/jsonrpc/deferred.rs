@@ -13,7 +13,6 @@
 //! the [`Job`] through the same executor ([`JsonRpcService::execute_job`])
 //! and post its response ([`JsonRpcService::post_callback`]).
 
-
 use std::sync::Arc;
 
 use serde_json::json;

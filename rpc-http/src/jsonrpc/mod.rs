@@ -6,10 +6,10 @@ mod builder;
 #[cfg_attr(not(feature = "callbacks"), path = "callback_off.rs")]
 pub mod callback;
 pub mod deferred;
-pub mod queue;
 mod document;
 #[cfg(feature = "docs")]
 mod pages;
+pub mod queue;
 pub mod service;
 
 pub use builder::{DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY_BYTES, JsonRpcBuilder};

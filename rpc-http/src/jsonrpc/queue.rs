@@ -114,4 +114,3 @@ pub(super) struct Deferred {
     pub(super) job: Job,
     pub(super) _slot: Pending,
 }
-

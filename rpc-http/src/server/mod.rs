@@ -11,12 +11,12 @@ pub mod body;
 pub mod cli;
 #[cfg(feature = "server")]
 mod conn_service;
-#[cfg(feature = "cli")]
-pub mod one_shot;
 pub mod deadline;
 pub mod draining;
 #[cfg(feature = "server")]
 pub mod limits;
+#[cfg(feature = "cli")]
+pub mod one_shot;
 pub mod route;
 pub mod router;
 #[cfg(feature = "server")]

@@ -162,10 +162,14 @@ mod tests {
     fn results_errors_and_batches_are_judged() {
         let ok = judge(StatusCode::OK, "/rpc", br#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#);
         assert_eq!(ok.code, 0);
-        assert_eq!(ok.stdout.as_deref(), Some("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"a\": 1\n  }\n}"));
+        assert_eq!(
+            ok.stdout.as_deref(),
+            Some("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"a\": 1\n  }\n}")
+        );
         let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
         assert_eq!(judge(StatusCode::OK, "/rpc", error).code, 1);
-        let batch = br#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}]"#;
+        let batch =
+            br#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}]"#;
         assert_eq!(judge(StatusCode::OK, "/rpc", batch).code, 1);
         let limited = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32429,"message":"slow down"}}"#;
         let outcome = judge(StatusCode::TOO_MANY_REQUESTS, "/rpc", limited);

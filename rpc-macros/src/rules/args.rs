@@ -102,7 +102,8 @@ fn bounds(meta: &Meta, rule: &str, example: &str, exclusive: bool) -> darling::R
             *slot = Some(number);
         }
     }
-    for (inclusive, strict, side) in [(&out.min, &out.exclusive_min, "lower"), (&out.max, &out.exclusive_max, "upper")] {
+    for (inclusive, strict, side) in [(&out.min, &out.exclusive_min, "lower"), (&out.max, &out.exclusive_max, "upper")]
+    {
         if let (Some(_), Some(strict)) = (inclusive, strict) {
             errors.push(
                 darling::Error::custom(format!(
@@ -123,7 +124,8 @@ fn bounds(meta: &Meta, rule: &str, example: &str, exclusive: bool) -> darling::R
         (Some((min, strict_min)), Some((max, strict_max)))
             if min.value > max.value || (min.value == max.value && (strict_min || strict_max)) =>
         {
-            let name = |strict: bool, plain: &'static str, exclusive: &'static str| if strict { exclusive } else { plain };
+            let name =
+                |strict: bool, plain: &'static str, exclusive: &'static str| if strict { exclusive } else { plain };
             Err(darling::Error::custom(format!(
                 "`{rule}` has `{}` ({}) {} `{}` ({}): no value can satisfy it",
                 name(strict_min, "min", "exclusive_min"),
@@ -377,7 +379,9 @@ impl FromMeta for EqualsArg {
     fn from_meta(meta: &Meta) -> darling::Result<Self> {
         let span = meta.path().span();
         let Meta::NameValue(nv) = meta else {
-            return Err(darling::Error::custom("`equals` takes the one allowed value: `equals = \"yes\"`").with_span(&span));
+            return Err(
+                darling::Error::custom("`equals` takes the one allowed value: `equals = \"yes\"`").with_span(&span)
+            );
         };
         let lit = match &nv.value {
             Expr::Lit(lit) => lit.lit.clone(),
@@ -394,7 +398,8 @@ impl FromMeta for EqualsArg {
             }
         };
         let json = choice_json(&lit, "equals")?;
-        let kind = ChoiceKind::of(&lit).ok_or_else(|| darling::Error::custom("`equals` takes a string, number or boolean").with_span(&lit))?;
+        let kind = ChoiceKind::of(&lit)
+            .ok_or_else(|| darling::Error::custom("`equals` takes a string, number or boolean").with_span(&lit))?;
         Ok(EqualsArg { json, kind, span })
     }
 }

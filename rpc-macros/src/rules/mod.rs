@@ -128,7 +128,10 @@ pub fn collect(args: RuleArgs<'_>, errors: &mut crate::errors::Errors) -> Vec<Pa
     }
     if let Some(e) = args.equals {
         if let Some(o) = args.one_of {
-            errors.push(syn::Error::new(o.span, "`one_of` and `equals` together: keep `equals` (one value) or list the values in `one_of`"));
+            errors.push(syn::Error::new(
+                o.span,
+                "`one_of` and `equals` together: keep `equals` (one value) or list the values in `one_of`",
+            ));
         }
         let target = match e.kind {
             ChoiceKind::Strings => Some(Target::Strings),
@@ -139,7 +142,12 @@ pub fn collect(args: RuleArgs<'_>, errors: &mut crate::errors::Errors) -> Vec<Pa
     }
     if let Some(items) = args.items {
         let inner = collect(items.rules.rules(None), errors);
-        rules.push(ParamRule { name: "items", span: items.span, target: Some(Target::Items), value: RuleValue::Items(inner) });
+        rules.push(ParamRule {
+            name: "items",
+            span: items.span,
+            target: Some(Target::Items),
+            value: RuleValue::Items(inner),
+        });
     }
     rules
 }
@@ -213,7 +221,8 @@ impl ParamRule {
             ),
             Target::Items => (
                 format!("`items(..)` applies to collection {kind}s, but {subject} is `{{Self}}`"),
-                "`items(..)` holds rules for each item of a `Vec`, slice, array or set (or an `Option` of one)".to_owned(),
+                "`items(..)` holds rules for each item of a `Vec`, slice, array or set (or an `Option` of one)"
+                    .to_owned(),
             ),
         };
         // The type keeps its own span: an item type that cannot be named
@@ -235,7 +244,11 @@ impl ParamRule {
                     #(#checks)*
                 }
             }
-            RuleValue::Items(_) => quote!(trait __RpcItems { type Item: ?Sized; }),
+            RuleValue::Items(_) => quote!(
+                trait __RpcItems {
+                    type Item: ?Sized;
+                }
+            ),
             _ => TokenStream::new(),
         };
         // The impls are written here rather than by a macro of the runtime
