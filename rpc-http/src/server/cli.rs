@@ -359,8 +359,13 @@ pub fn parse<A: Args>(program: &Program) -> Cli<A> {
 /// Logs to stderr as [`main`] does (`RUST_LOG`, default `info`); stdout
 /// stays free. Does nothing when a subscriber is already set.
 pub fn init_logging() {
+    init_logging_at("info");
+}
+
+/// Logging to stderr, at `default` when `RUST_LOG` is not set.
+fn init_logging_at(default: &str) {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into()))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
@@ -409,10 +414,7 @@ fn call_once<A: Args, E: std::fmt::Display>(
     args: &super::one_shot::CallArgs,
     app: impl AsyncFnOnce(&Cli<A>, Security) -> Result<Router, E>,
 ) -> ExitCode {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
-        .with_writer(std::io::stderr)
-        .try_init();
+    init_logging_at("warn");
     let request = match super::one_shot::read_request(args) {
         Ok(request) => request,
         Err(e) => {
