@@ -9,7 +9,16 @@
 #   3. opens each page with `#try=Catalog.get`, which makes the page send
 #      that method's example through its try-it form, and checks that the
 #      response (a result, HTTP 200) was written into the page,
-#   4. fails on any console error (a CSP violation, an uncaught exception).
+#   4. checks that each JSON-RPC method's errors (its `$ref`s resolved into
+#      components.errors: code, message) and tags (services) are on the page,
+#      with the services' descriptions, and that `#tag=Pinger` filters the
+#      list to that service,
+#   5. opens a hostile page (scripts/docs_page/hostile.py: the catalog's
+#      template, script and policy with 1,000 methods in 40 services, a method
+#      with 10,000 errors, missing and cyclic references, a 2 MB description,
+#      markup in every text) and runs scripts/docs_page/driver.js in it (the
+#      filters, the tag buttons, "show more"), which must find nothing wrong,
+#   6. fails on any console error (a CSP violation, an uncaught exception).
 #
 # Usage (from anywhere): scripts/docs_page.sh
 # Environment:
@@ -37,9 +46,14 @@ out=${DOCS_PAGE_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/docs-page.XXXXXX")}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/docs-page-work.XXXXXX")
 pid=
+hostile_pid=
 status=1
 cleanup() {
   local i
+  if [[ -n $hostile_pid ]]; then
+    kill "$hostile_pid" 2>/dev/null || true
+    wait "$hostile_pid" 2>/dev/null || true
+  fi
   if [[ -n $pid ]]; then
     kill "$pid" 2>/dev/null || true
     for ((i = 0; i < 50; i++)); do
@@ -156,6 +170,73 @@ print(f"{name}: {len(names)} entries rendered")
 PY
 }
 
+# check_openrpc NAME FILE DOC: each method's errors (resolved) and tags on
+# the page, the services with their descriptions.
+check_openrpc() {
+  python3 - "$@" <<'PY'
+import html, json, re, sys
+name, dom_file, doc_file = sys.argv[1], sys.argv[2], sys.argv[3]
+dom = open(dom_file, encoding="utf-8").read()
+doc = json.load(open(doc_file, encoding="utf-8"))
+components = doc.get("components", {}).get("errors", {})
+problems = []
+def text(fragment):
+    return html.unescape(re.sub(r"<[^>]*>", "", fragment))
+checked = 0
+for method in doc["methods"]:
+    start = dom.find(f'<section class="entry" id="m-{method["name"]}">')
+    if start < 0:
+        problems.append(f'{method["name"]} is not on the page')
+        continue
+    section = dom[start:dom.find("</section>", start)]
+    expected = []
+    for error in method.get("errors", []):
+        ref = error.get("$ref", "")
+        error = components.get(ref[len("#/components/errors/"):], {}) if ref else error
+        expected.append((str(error["code"]), error["message"]))
+    table = re.search(r'<table class="errors">(.*?)</table>', section, re.S)
+    shown = []
+    if table:
+        for row in re.findall(r"<tr>(.*?)</tr>", table.group(1), re.S)[1:]:
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+            shown.append((text(cells[0]), text(cells[1])))
+    if shown != expected:
+        problems.append(f'{method["name"]}: errors shown {shown}, expected {expected}')
+    tags = re.search(r'<p class="tags">(.*?)</p>', section, re.S)
+    shown_tags = [text(t) for t in re.findall(r'<button class="tag"[^>]*>(.*?)</button>', tags.group(1))] if tags else []
+    if shown_tags != [t["name"] for t in method.get("tags", [])]:
+        problems.append(f'{method["name"]}: tags shown {shown_tags}')
+    checked += 1
+services = re.search(r'<table class="services">(.*?)</table>', dom, re.S)
+described = text(services.group(1)) if services else ""
+for method in doc["methods"]:
+    for tag in method.get("tags", []):
+        if tag.get("description") and tag["description"] not in described:
+            problems.append(f'the description of the service {tag["name"]} is not shown')
+if problems:
+    print(f"{name}:\n  " + "\n  ".join(sorted(set(problems))), file=sys.stderr)
+    sys.exit(1)
+print(f"{name}: errors and tags of {checked} methods shown, services described")
+PY
+}
+
+# check_filtered NAME FILE TAG: only the methods of TAG are shown.
+check_filtered() {
+  python3 - "$@" <<'PY'
+import json, re, sys
+name, dom_file, doc_file, tag = sys.argv[1:5]
+dom = open(dom_file, encoding="utf-8").read()
+doc = json.load(open(doc_file, encoding="utf-8"))
+wanted = {m["name"] for m in doc["methods"] if tag in [t["name"] for t in m.get("tags", [])]}
+shown = set(re.findall(r'<section class="entry" id="m-([^"]*)">', dom))
+hidden = set(re.findall(r'<section class="entry" id="m-([^"]*)" hidden="">', dom))
+if not wanted or shown != wanted or len(shown) + len(hidden) != len(doc["methods"]):
+    print(f"{name}: #tag={tag} shows {sorted(shown)}, expected {sorted(wanted)} ({len(hidden)} hidden)", file=sys.stderr)
+    sys.exit(1)
+print(f"{name}: #tag={tag} shows {len(shown)} of {len(doc['methods'])} methods")
+PY
+}
+
 shots=()
 for page in rpc:/rpc rpc-v2:/rpc/v2 mcp:/mcp/v1; do
   name=${page%%:*}
@@ -178,7 +259,56 @@ for page in rpc:/rpc rpc-v2:/rpc/v2 mcp:/mcp/v1; do
   browser "$name-try" --dump-dom --virtual-time-budget=10000 "$url$path#try=Catalog.get" >"$work/$name-try.html"
   console_clean "$name-try"
   check_dom "$name-try" "$work/$name-try.html" "$work/$name.names" Catalog.get
+
+  if [[ $path == /rpc* ]]; then
+    log "$name: errors and services"
+    python3 -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())' \
+      "$url$path" >"$work/$name.doc.json"
+    check_openrpc "$name" "$work/$name.html" "$work/$name.doc.json"
+    browser "$name-tag" --dump-dom --virtual-time-budget=5000 "$url$path#tag=Pinger" >"$work/$name-tag.html"
+    console_clean "$name-tag"
+    check_filtered "$name-tag" "$work/$name-tag.html" "$work/$name.doc.json" Pinger
+  fi
 done
+
+log "hostile: 1,000 methods, 10,000 errors, broken references, a 2 MB description, markup in texts"
+: >"$work/hostile.out"
+python3 scripts/docs_page/hostile.py "$url" >"$work/hostile.out" 2>"$work/hostile.err" &
+hostile_pid=$!
+hostile=
+for ((i = 0; i < 300; i++)); do
+  hostile=$(sed -n 's/^serving on \(http:[^ ]*\).*/\1/p' "$work/hostile.out" | head -n1)
+  [[ -n $hostile ]] && break
+  kill -0 "$hostile_pid" 2>/dev/null || {
+    cat "$work/hostile.err" >&2
+    die "hostile.py exited"
+  }
+  sleep 0.1
+done
+[[ -n $hostile ]] || die "hostile.py did not start within 30 s"
+shot=$out/docs-hostile.png
+started=$SECONDS
+browser hostile-shot --screenshot="$shot" --window-size=1280,2000 --virtual-time-budget=10000 "$hostile?plain" >/dev/null
+console_clean hostile-shot
+shots+=("$shot")
+browser hostile-dom --dump-dom --virtual-time-budget=10000 "$hostile" >"$work/hostile.html"
+console_clean hostile-dom
+kill "$hostile_pid" 2>/dev/null || true
+wait "$hostile_pid" 2>/dev/null || true
+python3 - "$work/hostile.html" $((SECONDS - started)) <<'PY'
+import html, json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+body = re.search(r"<body([^>]*)>", dom)
+attributes = dict(re.findall(r'([a-z-]+)="([^"]*)"', body.group(1) if body else ""))
+if attributes.get("data-checked") != "done":
+    sys.exit(f"hostile: the driver did not finish (body attributes {attributes})")
+failures = json.loads(html.unescape(attributes.get("data-checks", "null")))
+if failures != []:
+    sys.exit("hostile: the driver found:\n  " + "\n  ".join(map(str, failures or ["no result"])))
+print(f"hostile: {attributes.get('data-rendered')} entries rendered in {attributes.get('data-render-ms')} ms "
+      f"after navigation, every driver check passed (driver {attributes.get('data-driver-ms')} ms, "
+      f"both browser runs {sys.argv[2]} s)")
+PY
 
 status=0
 log "docs pages OK; screenshots:"

@@ -81,6 +81,8 @@ pub(crate) fn response<B>(
         try_it: stateless,
         entries: tools.iter().map(entry).collect(),
         schemas: Value::Null,
+        tags: Vec::new(),
+        errors: Default::default(),
     };
     rpc::docs::page::response(&page)
 }
@@ -114,6 +116,8 @@ fn entry(tool: &Value) -> Entry {
         params,
         input_schema: Some(input.clone()),
         result: tool.get("outputSchema").cloned(),
+        tags: Vec::new(),
+        errors: Vec::new(),
         annotations,
         example: example(input, input),
     }

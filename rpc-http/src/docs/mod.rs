@@ -16,4 +16,4 @@ pub mod postman;
 pub use accept::{asks_for_event_stream, prefers_html};
 pub use example::{example, params_example};
 pub use openrpc_page::{PageContext, jsonrpc_page};
-pub use page::{Entry, Page, PageKind, Param, VersionLink};
+pub use page::{Entry, ErrorDoc, ErrorUse, Page, PageKind, Param, Tag, VersionLink};

@@ -7,6 +7,7 @@
 //! line separators escaped, so no text can end the block), which the
 //! page's script renders with `textContent`.
 
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use base64::Engine;
@@ -58,6 +59,56 @@ pub struct Param {
     pub schema: Value,
 }
 
+/// A tag: the service a method belongs to (from the service and its doc
+/// comment).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tag {
+    /// Its name (`Catalog`).
+    pub name: String,
+    /// Its description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// An error a method may answer with (an OpenRPC error object).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorDoc {
+    /// Its `code` (absent when the document gives no integer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// Its `message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Its description, when the document has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The JSON Schema of its `data` (`x-data-schema`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_schema: Option<Value>,
+    /// Its `data` (a fixed value or an example), when the document has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// One error of a method, as the page's script finds it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorUse {
+    /// A shared error: its key in [`Page::errors`].
+    Shared(String),
+    /// An error written out in the method.
+    Inline(ErrorDoc),
+    /// A reference the page could not follow (missing, cyclic, not local):
+    /// the reference and why.
+    Unresolved {
+        /// The `$ref` as the document wrote it (or a placeholder).
+        reference: String,
+        /// Why it was not followed.
+        reason: String,
+    },
+}
+
 /// One method or tool.
 #[derive(Debug, Clone, Serialize)]
 pub struct Entry {
@@ -79,7 +130,13 @@ pub struct Entry {
     /// The schema of the result (`outputSchema` for a tool).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
-    /// Annotations (`readOnlyHint`, ...), tags, errors: shown as they are.
+    /// The names of its tags (services), in [`Page::tags`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// The errors it may answer with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorUse>,
+    /// Annotations (`readOnlyHint`, ...), extensions: shown as they are.
     pub annotations: Map<String, Value>,
     /// The example `params` (`arguments`) the try-it form starts with.
     pub example: Value,
@@ -125,6 +182,13 @@ pub struct Page {
     pub entries: Vec<Entry>,
     /// Shared schema definitions (`components.schemas`), shown at the end.
     pub schemas: Value,
+    /// The tags (services) with their descriptions, each once, in the
+    /// order they first appear; the method list is grouped and filtered by them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<Tag>,
+    /// The shared errors the entries refer to ([`ErrorUse::Shared`]), by key.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, ErrorDoc>,
 }
 
 /// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
