@@ -24,6 +24,7 @@ pub struct McpEndpointBuilder {
     config: McpConfig,
     sessions: Option<Arc<dyn SessionStore>>,
     tasks: Option<Arc<dyn crate::tasks::TaskStore>>,
+    task_queue: Option<Arc<dyn crate::tasks::TaskQueue>>,
     security: Security,
     list_changes: Option<ListChanges>,
     translations: Arc<Translations>,
@@ -75,6 +76,22 @@ impl McpEndpointBuilder {
     pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
         self.tasks = Some(store);
         self
+    }
+
+    /// Tasks of tools declared `task = optional | required` go to `queue`
+    /// for worker processes to run (`mcp::amqp::AmqpTaskQueue`, feature
+    /// `amqp`) rather than running in this process; tools using
+    /// `starts_task` still run here. Needs a task store shared with the
+    /// workers, set before ([`task_store`](Self::task_store) with a
+    /// `RedisTaskStore`): an error otherwise.
+    pub fn task_queue(mut self, queue: Arc<dyn crate::tasks::TaskQueue>) -> Result<Self, String> {
+        if !self.tasks.as_ref().is_some_and(|store| store.is_shared()) {
+            return Err("a task queue needs a task store shared with the workers: set `task_store` \
+                        (a RedisTaskStore) before `task_queue`"
+                .to_owned());
+        }
+        self.task_queue = Some(queue);
+        Ok(self)
     }
 
     /// How long a task is kept after its creation (default 1 hour; at
@@ -363,7 +380,8 @@ impl McpEndpointBuilder {
                     self.tasks.unwrap_or_else(crate::tasks::default_store),
                     task_ttl,
                     task_poll,
-                ),
+                )
+                .with_queue(self.task_queue),
             }),
         };
         McpEndpoint { server, security: self.security }
@@ -403,6 +421,7 @@ impl McpEndpoint {
             config: McpConfig::new(identity),
             sessions: None,
             tasks: None,
+            task_queue: None,
             security: Security::default(),
             list_changes: None,
             translations: Arc::new(Translations::none()),

@@ -33,6 +33,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "amqp")]
+pub mod amqp;
 pub mod app;
 mod arguments;
 pub mod ask;

@@ -33,6 +33,7 @@ mod mcp_rmcp;
 mod mcp_schemas;
 mod mcp_session_bounds;
 mod mcp_stateless;
+mod mcp_task_queue;
 mod mcp_tasks;
 mod mcp_updates;
 mod oauth_fixture;

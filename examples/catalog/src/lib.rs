@@ -117,6 +117,9 @@ pub struct Setup {
     /// Where asynchronous calls go (`--amqp-url`: a broker, for
     /// `catalog worker` processes to run); default: they run in this process.
     pub queue: Option<Arc<dyn rpc::jsonrpc::Queue>>,
+    /// Where MCP tasks go (`--amqp-url` with `--redis-url`: a broker, for
+    /// `catalog worker` processes to run); default: they run in this process.
+    pub task_queue: Option<Arc<dyn mcp::tasks::TaskQueue>>,
     /// Calls and new MCP sessions per client (default: unlimited), counted
     /// where `shared` says (in Redis, across instances) or in this process.
     pub rate_limits: rpc::rate::RateLimits,
@@ -157,7 +160,7 @@ fn configured_executor(env: Environment, setup: &Setup) -> Result<(Executor, Arc
 pub const REGISTRY_NAME: &str = "com.example/catalog";
 
 fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> Result<Router, String> {
-    let Setup { security, public_url, shared, callbacks, settings, queue, .. } = setup;
+    let Setup { security, public_url, shared, callbacks, settings, queue, task_queue, .. } = setup;
     let mut rpc = JsonRpcService::builder(executor.clone())
         .info(
             ApiInfo::new("Catalog API", env!("CARGO_PKG_VERSION"))
@@ -174,7 +177,8 @@ fn router(executor: Executor, setup: Setup, translations: Arc<Translations>) -> 
     if let Some(queue) = queue {
         rpc = rpc.queue(queue);
     }
-    let mcp = mcp_endpoint(executor, security.clone(), shared, translations, public_url, settings.as_ref())?;
+    let mcp =
+        mcp_endpoint(executor, security.clone(), shared, task_queue, translations, public_url, settings.as_ref())?;
     // With OAuth (--oauth-issuer), the protected-resource metadata clients start from.
     Ok(Router::new().nest("/rpc", rpc.build()).nest("/mcp", mcp).oauth_metadata(&security))
 }
@@ -187,12 +191,26 @@ pub fn worker_service(env: Environment, setup: Setup) -> Result<JsonRpcService, 
     Ok(JsonRpcService::builder(executor).callbacks(setup.callbacks).build())
 }
 
+/// The MCP endpoint a `catalog worker` runs queued MCP tasks on
+/// (`mcp::amqp::TaskWorker`): built as the web process's, on the executor
+/// of `service` (the worker's [`worker_service`]), with the task store of
+/// `setup.shared`, which must be set (the tasks are in Redis).
+pub fn worker_endpoint(service: &JsonRpcService, setup: &Setup) -> Result<McpEndpoint, String> {
+    if setup.shared.is_none() {
+        return Err("running MCP tasks needs the web processes' task store (--redis-url)".to_owned());
+    }
+    let translations = setup.translations.clone().unwrap_or_else(|| Arc::new(Translations::none()));
+    let executor = service.executor().clone();
+    mcp_endpoint(executor, Security::new(), setup.shared.clone(), None, translations, None, setup.settings.as_ref())
+}
+
 /// The MCP endpoint of the `mcp` group: the catalog's identity and registry
 /// listing, then `settings` (group `mcp` over the bundle-wide ones), checked.
 fn mcp_endpoint(
     executor: Executor,
     security: Security,
     shared: Option<Shared>,
+    task_queue: Option<Arc<dyn mcp::tasks::TaskQueue>>,
     translations: Arc<Translations>,
     public_url: Option<PublicUrl>,
     settings: Option<&mcp::settings::Settings>,
@@ -200,6 +218,9 @@ fn mcp_endpoint(
     let mut mcp = McpEndpoint::builder::<Mcp>(executor).list_changes(changes().clone());
     if let Some(shared) = shared {
         mcp = mcp.session_store(shared.sessions).task_store(shared.tasks);
+    }
+    if let Some(queue) = task_queue {
+        mcp = mcp.task_queue(queue)?;
     }
     let listing = mcp::RegistryListing::new(REGISTRY_NAME)
         .map_err(|e| e.to_string())?
@@ -234,5 +255,5 @@ fn mcp_endpoint(
 /// host: the endpoint gets a [`Security`] without an access policy.
 pub fn stdio_endpoint(env: Environment, setup: Setup) -> Result<McpEndpoint, String> {
     let (executor, translations) = configured_executor(env, &setup)?;
-    mcp_endpoint(executor, Security::new(), setup.shared, translations, None, setup.settings.as_ref())
+    mcp_endpoint(executor, Security::new(), setup.shared, None, translations, None, setup.settings.as_ref())
 }

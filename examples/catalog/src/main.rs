@@ -117,6 +117,25 @@ async fn setup(cli: &Cli<Options>, security: rpc::Security, publish: bool) -> Re
         }
         _ => None,
     };
+    let task_queue = match options.amqp.config()? {
+        Some(config) if publish && shared.is_some() => {
+            let queue = mcp::amqp::AmqpTaskQueue::new(&config)?;
+            match queue.connect().await {
+                Ok(()) => tracing::info!("MCP tasks go to the message broker"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the message broker is unreachable: MCP tasks are refused until it is back")
+                }
+            }
+            Some(std::sync::Arc::new(queue) as std::sync::Arc<dyn mcp::tasks::TaskQueue>)
+        }
+        Some(_) if publish => {
+            tracing::warn!(
+                "MCP tasks run in this process: sending them to the workers needs --redis-url (a task store shared with them)"
+            );
+            None
+        }
+        _ => None,
+    };
     Ok(catalog::Setup {
         security,
         public_url: options.public_url.clone(),
@@ -124,6 +143,7 @@ async fn setup(cli: &Cli<Options>, security: rpc::Security, publish: bool) -> Re
         shared,
         callbacks,
         queue,
+        task_queue,
         rate_limits: cli.limits.rate_limits(),
         settings: Some(settings),
     })

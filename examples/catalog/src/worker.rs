@@ -2,10 +2,12 @@
 //! runs the asynchronous calls (`$rpc.callback`) that catalog web processes
 //! started with the same `--amqp-url` publish, through the catalog's
 //! executor with each caller's identity, and posts their responses to
-//! their callbacks. It takes the web process's options (the HTTP ones are
-//! not used); workers that should not post a response twice share a store
-//! (`--redis-url`). Stops on SIGINT or SIGTERM, letting the calls it holds
-//! finish.
+//! their callbacks; with `--redis-url`, also runs the MCP tasks those web
+//! processes (started with the same `--redis-url`) hand to the broker
+//! (`<queue>.tasks`), recording them in the shared task store. It takes
+//! the web process's options (the HTTP ones are not used); workers that
+//! should not post a response twice share a store (`--redis-url`). Stops on
+//! SIGINT or SIGTERM, letting the calls and tasks it holds finish.
 
 use std::process::ExitCode;
 
@@ -49,9 +51,36 @@ pub fn main() -> ExitCode {
                 "no --redis-url: this worker's deduplication marks are its own (other workers do not see them)"
             );
         }
-        let service = catalog::worker_service(cli.env, setup)?;
+        let service = catalog::worker_service(cli.env, setup.clone())?;
+        let tasks = match &setup.shared {
+            Some(_) => {
+                let endpoint = catalog::worker_endpoint(&service, &setup)?;
+                Some(mcp::amqp::TaskWorker::new(endpoint, &config)?)
+            }
+            None => {
+                tracing::warn!("no --redis-url: MCP tasks are not run here (they need the web processes' task store)");
+                None
+            }
+        };
         tracing::info!(env = ?cli.env, "starting catalog worker {}", env!("CARGO_PKG_VERSION"));
-        rpc::amqp::Worker::new(service, config).run(stopped()).await;
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let until_stopped = || {
+            let mut stopping = stopping.clone();
+            async move {
+                let _ = stopping.wait_for(|stopped| *stopped).await;
+            }
+        };
+        let calls = rpc::amqp::Worker::new(service, config).run(until_stopped());
+        let tasks = async {
+            if let Some(tasks) = tasks {
+                tasks.run(until_stopped()).await;
+            }
+        };
+        let signals = async {
+            stopped().await;
+            let _ = stop.send(true);
+        };
+        tokio::join!(calls, tasks, signals);
         Ok::<(), String>(())
     });
     match result {

@@ -9,14 +9,26 @@
 //!   delivered twice is posted once; the caller's identity travels with the
 //!   call (a scoped identity is refused a method it lacks the scope for); a
 //!   callback that keeps failing is retried, then dead-lettered;
+//! * two copies of one call taken by two workers at once (a duplicate
+//!   publish): one runs and posts, the other waits for its claim, then finds
+//!   the call delivered;
 //! * the broker down when a call is published: the call is refused with
 //!   `-32000`, not acknowledged (no broker needed);
 //! * the broker going away and coming back (a relay cuts the connections):
 //!   calls are refused meanwhile, the publisher and the worker reconnect.
 //!
+//! * MCP tasks run on the workers (`tasks`, with a Redis: `RPC_TEST_REDIS_URL`
+//!   or a `redis-server` on `PATH`).
+//!
 //! The broker is `RPC_TEST_AMQP_URL` (`.ci/run` starts one); without it the
 //! broker tests say SKIPPED, unless `RPC_REQUIRE_AMQP=1` (CI), which makes
 //! that a failure. Each test uses queues of its own.
+
+#[allow(dead_code)]
+#[path = "../../../tests/src/redis_server.rs"]
+mod redis_server;
+#[path = "amqp_workers/tasks.rs"]
+mod tasks;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener as StdListener;
@@ -211,7 +223,8 @@ async fn eventually<F: AsyncFn() -> bool>(patience: Duration, what: &str, check:
 async fn delete_queues(broker: &str, queue: &str) {
     let Ok(connection) = Connection::connect(broker, ConnectionProperties::default()).await else { return };
     if let Ok(channel) = connection.create_channel().await {
-        for name in [queue.to_owned(), format!("{queue}.dead")] {
+        for name in [queue.to_owned(), format!("{queue}.dead"), format!("{queue}.tasks"), format!("{queue}.tasks.dead")]
+        {
             let _ = channel.queue_delete(ShortString::from(name), QueueDeleteOptions::default()).await;
         }
     }
@@ -339,6 +352,47 @@ async fn forged_messages_are_refused_duplicates_posted_once_identities_kept_fail
 
     let _ = connection.close(200, ShortString::from("done")).await;
     drop(worker);
+    delete_queues(&broker, &queue).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_copies_of_a_call_at_once_run_and_post_once() {
+    let Some(broker) = broker() else { return };
+    let Some(redis) = redis_server::Redis::start() else { return };
+    let queue = unique_queue();
+    let receiver = Receiver::start().await;
+    let shared = ["--redis-url", &redis.url, "--redis-prefix", &redis.prefix];
+    let workers =
+        [Process::worker(&broker, &queue, &receiver, &shared), Process::worker(&broker, &queue, &receiver, &shared)];
+    for worker in &workers {
+        worker.wait_log("worker consuming", Duration::from_secs(20)).await;
+    }
+    let connection = Connection::connect(&broker, ConnectionProperties::default()).await.expect("broker");
+    let channel = connection.create_channel().await.expect("channel");
+    channel.confirm_select(Default::default()).await.expect("confirms");
+    // A duplicate publish: one call (one deduplication id), two messages, taken at once.
+    let call = message(
+        &"e".repeat(32),
+        "Catalog.reindex",
+        json!({"pause_ms": 1500}),
+        &format!("{}claimed", receiver.base()),
+        Value::Null,
+    );
+    let signature = rpc::amqp::wire::sign(SECRET.as_bytes(), &call);
+    put(&channel, &queue, &call, Some(signature.clone())).await;
+    put(&channel, &queue, &call, Some(signature)).await;
+
+    eventually(Duration::from_secs(20), "the response", async || !receiver.posted("/claimed").is_empty()).await;
+    let logged = |needle: &str| workers.iter().map(|w| w.logged(needle)).sum::<usize>();
+    eventually(Duration::from_secs(20), "the twin settled", async || logged("already delivered") == 1).await;
+    assert!(logged("another worker holds this call") >= 1, "the twin waited for the claim");
+    assert_eq!(
+        receiver.posted("/claimed"),
+        [json!({"jsonrpc": "2.0", "id": 7, "result": 1})],
+        "posted once, no -32400"
+    );
+    let _ = connection.close(200, ShortString::from("done")).await;
+    drop(workers);
     delete_queues(&broker, &queue).await;
 }
 

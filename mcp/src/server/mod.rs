@@ -37,6 +37,7 @@ pub(crate) mod listen_slots;
 mod methods;
 mod params;
 pub(crate) mod pending;
+mod queued_tasks;
 mod reply;
 pub(crate) mod request_state;
 mod session_stream;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::future::AbortHandle;
 use tokio::sync::watch;
 
-use crate::tasks::TaskStore;
+use crate::tasks::{TaskQueue, TaskStore};
 
 /// The tasks of a server: where they are stored, and those running here.
 pub(crate) struct Tasks {
@@ -19,6 +19,8 @@ pub(crate) struct Tasks {
     /// How often clients should poll, and how often a running task looks
     /// for a cancellation made elsewhere.
     pub poll: Duration,
+    /// Where tasks go to be run by workers (`None`: they run here).
+    pub queue: Option<Arc<dyn TaskQueue>>,
     running: Mutex<HashMap<String, Running>>,
 }
 
@@ -31,7 +33,19 @@ pub(crate) struct Running {
 
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll: Duration) -> Self {
-        Tasks { store, ttl, poll, running: Mutex::default() }
+        Tasks { store, ttl, poll, queue: None, running: Mutex::default() }
+    }
+
+    /// With tasks handed to `queue` (kept only with a shared store: a
+    /// store replaced by an unshared one after `task_queue` was set keeps
+    /// the tasks in this process, with an error logged).
+    pub(crate) fn with_queue(mut self, queue: Option<Arc<dyn TaskQueue>>) -> Self {
+        if queue.is_some() && !self.store.is_shared() {
+            tracing::error!("the task queue is ignored: the task store is not shared with the workers");
+            return self;
+        }
+        self.queue = queue;
+        self
     }
 
     pub(crate) fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {

@@ -10,6 +10,12 @@
 //! task and the method goes on in the background. In a task, questions are
 //! the task's `inputRequests`, answered by `tasks/update` on any instance.
 //!
+//! With a task queue (a broker, see [`crate::tasks::TaskQueue`]), a task
+//! of a `task = optional | required` tool is handed to the queue once
+//! stored ([`hand_over`]), and a worker process runs it
+//! ([`super::queued_tasks`]); a `starts_task` tool's task runs here all
+//! the same (its method is already running when the task starts).
+//!
 //! The instance that runs a task ends it in the store when the method
 //! returns (`completed` with its result, tool errors included, or `failed`
 //! with a protocol error), and checks the store every poll interval: a task
@@ -34,7 +40,7 @@ use super::task_registry::Running;
 use super::tool_call::{self, ToolCall};
 use crate::call::ProtocolError;
 use crate::notify::Wanted;
-use crate::tasks::{self, TaskRecord, TaskStatus, TaskStore};
+use crate::tasks::{self, JobIdentity, TASK_JOB_FORMAT, TaskJob, TaskQueue, TaskRecord, TaskStatus, TaskStore};
 
 /// The most distinct questions one task asks in its life.
 const MAX_TASK_QUESTIONS: usize = 64;
@@ -84,6 +90,13 @@ pub(crate) async fn answer(inner: &Arc<Inner>, mut call: ToolCall<'_>, starts_ta
             Ok(record) => record,
             Err(error) => return fail(error),
         };
+        if let Some(queue) = inner.tasks.queue.clone() {
+            // A worker runs it: the client hears of the task once the queue has it.
+            return match hand_over(inner, &*queue, call, &record).await {
+                Ok(()) => created(&id, &record, &meta),
+                Err(error) => fail(error),
+            };
+        }
         let (changed, watcher) = watch::channel(0);
         call.asker = Some(Arc::new(TaskAsker::in_task(inner, record.id.clone(), watcher)));
         call.round = None;
@@ -122,6 +135,64 @@ pub(crate) async fn answer(inner: &Arc<Inner>, mut call: ToolCall<'_>, starts_ta
     }
 }
 
+/// The code of a task the queue did not take (as for asynchronous calls).
+const NOT_ACCEPTED: i32 = -32000;
+
+/// Hands the stored task `record` of `call` to `queue`; when the queue
+/// does not take it, the task is failed in the store and the client gets
+/// `-32000` (nothing accepted and lost).
+async fn hand_over(
+    inner: &Inner,
+    queue: &dyn TaskQueue,
+    call: ToolCall<'_>,
+    record: &TaskRecord,
+) -> Result<(), ProtocolError> {
+    let job = TaskJob {
+        v: TASK_JOB_FORMAT,
+        task_id: record.id.clone(),
+        tool: call.name.into_owned(),
+        version: call.version,
+        protocol: call.protocol.as_str().to_owned(),
+        arguments: call.arguments,
+        owner: record.owner.clone(),
+        identity: call.identity.as_deref().map(JobIdentity::from),
+        language: inner.translations.tag(call.language).to_owned(),
+        capabilities: call.client.capabilities().cloned(),
+        client_info: call.client.info().cloned(),
+        peer: call.peer,
+        input_bytes: call.input_bytes,
+        issued_at: tasks::now_ms(),
+    };
+    let published = match job.encode() {
+        Ok(body) if body.len() > MAX_JOB_BYTES => {
+            Err(format!("the task's message ({} bytes) is too large", body.len()))
+        }
+        Ok(_) => queue.publish(&job).await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    let Err(why) = published else { return Ok(()) };
+    tracing::warn!(task = %record.id, error = %rpc::logged::logged(&why), "task refused: the queue did not take it");
+    let message = format!("The task was not accepted ({why}); nothing was queued, try again later");
+    let error = json!({"code": NOT_ACCEPTED, "message": message});
+    let error = serde_json::value::to_raw_value(&error).ok();
+    let failed = tasks::modify(&*inner.tasks.store, &record.id, |record| {
+        record.end(TaskStatus::Failed, Some("the task queue did not take it".into())) && {
+            record.error = error.clone();
+            true
+        }
+    })
+    .await;
+    if let Err(e) = failed {
+        return Err(store_failed(&e));
+    }
+    Err(ProtocolError::new(NOT_ACCEPTED, message)
+        .with_data(json!({"exception": "mcp::TaskQueueUnavailable", "taskId": record.id})))
+}
+
+/// The largest task message handed to a queue (a broker's own limit may
+/// be lower).
+const MAX_JOB_BYTES: usize = 8 * 1024 * 1024;
+
 fn created(id: &RawValue, record: &TaskRecord, meta: &Value) -> Reply {
     let out = rpc::jsonrpc::response::result_body(id, &record.create_result(meta));
     Reply::message(Status::Ok, out, Vec::new())
@@ -150,7 +221,7 @@ fn spawn(inner: Arc<Inner>, id: String, call: CallFuture, changed: watch::Sender
 }
 
 /// Returns when the task has ended (cancelled) or expired in the store.
-async fn watch_for_end(inner: &Inner, id: &str) {
+pub(super) async fn watch_for_end(inner: &Inner, id: &str) {
     loop {
         tokio::time::sleep(inner.tasks.poll).await;
         match tasks::read(&*inner.tasks.store, id).await {
@@ -163,7 +234,7 @@ async fn watch_for_end(inner: &Inner, id: &str) {
 }
 
 /// Records the end of the task `id` from its call's response.
-async fn finish(inner: &Inner, id: &str, finished: Finished) {
+pub(super) async fn finish(inner: &Inner, id: &str, finished: Finished) {
     #[derive(Deserialize)]
     struct Response {
         #[serde(default)]
@@ -241,7 +312,7 @@ enum Mode {
 }
 
 impl TaskAsker {
-    fn in_task(inner: &Inner, id: String, changed: watch::Receiver<u64>) -> Self {
+    pub(super) fn in_task(inner: &Inner, id: String, changed: watch::Receiver<u64>) -> Self {
         TaskAsker {
             store: Arc::clone(&inner.tasks.store),
             poll: inner.tasks.poll,

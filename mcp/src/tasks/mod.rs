@@ -15,6 +15,7 @@
 //! overwrite each other.
 
 mod memory;
+mod queue;
 mod record;
 #[cfg(feature = "redis")]
 mod redis;
@@ -27,6 +28,7 @@ use futures_util::future::BoxFuture;
 pub use rpc::store::StoreError;
 
 pub use memory::MemoryTaskStore;
+pub use queue::{JobIdentity, QueuedRun, TASK_JOB_FORMAT, TaskJob, TaskQueue};
 pub use record::{TaskRecord, TaskStatus};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;
@@ -46,6 +48,12 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Replaces the record with `new` if it is still `old`, keeping its
     /// expiry: `false` when it changed (or expired) in between.
     fn replace<'a>(&'a self, id: &'a str, old: &'a str, new: String) -> BoxFuture<'a, Result<bool, StoreError>>;
+    /// Whether other processes see the same tasks (Redis: yes; this
+    /// process's memory: no). A [`TaskQueue`] needs a shared store: the
+    /// worker that runs a task records it where the web processes read it.
+    fn is_shared(&self) -> bool {
+        false
+    }
 }
 
 impl std::fmt::Debug for dyn TaskStore {

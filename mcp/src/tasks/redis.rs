@@ -49,6 +49,10 @@ fn millis(ttl: Duration) -> u64 {
 }
 
 impl TaskStore for RedisTaskStore {
+    fn is_shared(&self) -> bool {
+        true
+    }
+
     fn create<'a>(&'a self, id: &'a str, record: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let mut connection = self.redis.connection();

@@ -33,6 +33,15 @@
 //!   was delivered is acknowledged without a second POST. Workers share that
 //!   mark through a shared store (Redis): give every worker the same one.
 //!
+//! * **The generic layer**: [`AmqpQueue::publish_signed`] publishes any
+//!   body, signed, persistent and confirmed, to a publisher's queue
+//!   ([`AmqpConfig::for_queue`] names another); [`Consumer`] consumes a
+//!   queue (declaration, prefetch, signature and size checks, reconnects,
+//!   graceful shutdown) and hands each message to a [`Handler`], which
+//!   says whether it is acknowledged, requeued after a delay or
+//!   dead-lettered. [`Worker`] is such a handler; so is the MCP task
+//!   worker of crate `mcp` (feature `amqp`, queue `<queue>.tasks`).
+//!
 //! **Guarantees.** At-least-once delivery of each accepted call's response,
 //! deduplicated: a response is posted twice only if a worker dies (or loses
 //! its store) between the callback's 2xx and writing the mark, a window of
@@ -40,10 +49,19 @@
 //! per worker, an LRU cache may evict it). The method itself may run more
 //! than once when a worker dies after running it and before storing its
 //! response. A worker that lost its broker connection does not post the
-//! responses of the messages it held (they are redelivered).
+//! responses of the messages it held (they are redelivered). Two copies of
+//! one call held by two workers at once (a duplicate publish) do not both
+//! run and post: before running or posting, a worker claims the call in
+//! the executor's lock store (a lock keyed by the deduplication id, living
+//! [`CLAIM_TTL`] and renewed every [`RENEW_EVERY`] while it runs); the
+//! other requeues its copy after [`AmqpConfig::retry_delay`] and finds it
+//! delivered later. This holds across workers sharing the lock store
+//! (Redis); when the lock store fails, the call runs unclaimed.
 
+mod claim;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod consumer;
 mod publisher;
 pub mod wire;
 mod worker;
@@ -55,8 +73,10 @@ use lapin::Channel;
 use lapin::options::QueueDeclareOptions;
 use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 
+pub use claim::{CLAIM_TTL, RENEW_EVERY};
+pub use consumer::{Consumer, Delivered, Handler, SHUTDOWN_GRACE, Settle};
 pub use publisher::AmqpQueue;
-pub use worker::{SHUTDOWN_GRACE, Worker};
+pub use worker::Worker;
 
 /// The smallest shared secret accepted, in bytes.
 pub const MIN_SECRET_BYTES: usize = 16;
@@ -211,8 +231,24 @@ impl AmqpConfig {
         redacted(&self.url)
     }
 
+    /// The configuration of the queue `name` on the same broker, with the
+    /// same secret and settings (the MCP tasks' queue: `<queue>.tasks`).
+    pub fn for_queue(&self, name: impl Into<String>) -> Result<Self, String> {
+        self.clone().queue(name)
+    }
+
+    /// Deliveries of a message before it is dead-lettered.
+    pub fn attempts_allowed(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The oldest message a consumer runs.
+    pub fn max_age_allowed(&self) -> Duration {
+        self.max_age
+    }
+
     /// The delay before delivery `attempt` (2, 3, ...) of a failed message.
-    pub(crate) fn delay_before(&self, attempt: u32) -> Duration {
+    pub fn delay_before(&self, attempt: u32) -> Duration {
         let doublings = attempt.saturating_sub(2).min(16);
         self.retry_delay.saturating_mul(1 << doublings).min(Duration::from_secs(60))
     }

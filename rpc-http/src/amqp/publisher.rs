@@ -111,19 +111,40 @@ impl AmqpQueue {
 
     async fn publish_job(&self, job: &Job) -> Result<(), QueueError> {
         let (body, signature) = wire::seal(job, &self.config).map_err(QueueError::new)?;
+        self.publish_sealed(&body, signature, job.dedup_id()).await
+    }
+
+    /// Signs `body` with the shared secret and publishes it, persistent and
+    /// confirmed, to the queue of this publisher's configuration
+    /// ([`AmqpConfig::queue_name`]) as the message `message_id`: `Ok` once
+    /// the broker confirmed it. For other kinds of messages than JSON-RPC
+    /// calls (MCP tasks), read by a [`Consumer`](super::Consumer).
+    pub async fn publish_signed(&self, body: &[u8], message_id: &str) -> Result<(), QueueError> {
+        if body.len() > self.config.max_message_bytes {
+            return Err(QueueError::new(format!(
+                "the message ({} bytes) is over the limit of {}",
+                body.len(),
+                self.config.max_message_bytes
+            )));
+        }
+        let signature = wire::sign(&self.config.secret, body);
+        self.publish_sealed(body, signature, message_id).await
+    }
+
+    async fn publish_sealed(&self, body: &[u8], signature: String, message_id: &str) -> Result<(), QueueError> {
         let channel = self.channel().await.map_err(QueueError::new)?;
         let mut headers = FieldTable::default();
         headers.insert(ShortString::from(wire::SIGNATURE_HEADER), AMQPValue::LongString(LongString::from(signature)));
         let properties = BasicProperties::default()
             .with_delivery_mode(2)
             .with_content_type(ShortString::from("application/json"))
-            .with_message_id(ShortString::from(job.dedup_id().to_owned()))
+            .with_message_id(ShortString::from(message_id.to_owned()))
             .with_headers(headers);
         let options = BasicPublishOptions { mandatory: true, ..BasicPublishOptions::default() };
         let queue = ShortString::from(self.config.queue.clone());
         let published = async {
             let confirm = channel
-                .basic_publish(ShortString::from(""), queue, options, &body, properties)
+                .basic_publish(ShortString::from(""), queue, options, body, properties)
                 .await
                 .map_err(|e| format!("publish failed: {e}"))?;
             confirm.await.map_err(|e| format!("no confirmation: {e}"))
@@ -138,14 +159,14 @@ impl AmqpQueue {
             Err(_) => {
                 self.drop_channel(&channel).await;
                 tracing::warn!(timeout = ?self.config.confirm_timeout, "message broker did not confirm a publish");
-                return Err(QueueError::new("the message broker did not confirm the call in time"));
+                return Err(QueueError::new("the message broker did not confirm the message in time"));
             }
         };
         if !confirmation.is_ack() {
-            return Err(QueueError::new("the message broker refused the call (is the queue full?)"));
+            return Err(QueueError::new("the message broker refused the message (is the queue full?)"));
         }
         if confirmation.take_message().is_some() {
-            return Err(QueueError::new("the message broker could not route the call to its queue"));
+            return Err(QueueError::new("the message broker could not route the message to its queue"));
         }
         Ok(())
     }

@@ -146,7 +146,8 @@ fn unhex(text: &[u8]) -> Option<Vec<u8>> {
     text.chunks(2).map(|pair| Some((digit(pair[0])? * 16 + digit(pair[1])?) as u8)).collect()
 }
 
-fn now_ms() -> u64 {
+/// Milliseconds since the epoch, now.
+pub fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
@@ -190,6 +191,30 @@ pub fn seal(job: &Job, config: &AmqpConfig) -> Result<(Vec<u8>, String), String>
     Ok((body, signature))
 }
 
+/// Checks that `body` is within the size limit and `signature` (lowercase
+/// hex, from the [`SIGNATURE_HEADER`]) is its signature under the shared
+/// secret, in constant time: what every consumer does before reading a
+/// message.
+pub fn verify(body: &[u8], signature: Option<&[u8]>, config: &AmqpConfig) -> Result<(), Refusal> {
+    if body.len() > config.max_message_bytes {
+        return Err(Refusal::TooLarge(body.len()));
+    }
+    let signature = signature.and_then(unhex).ok_or(Refusal::BadSignature)?;
+    mac(&config.secret, body).verify_slice(&signature).map_err(|_| Refusal::BadSignature)
+}
+
+/// Whether a message issued at `issued_at` (milliseconds since the epoch)
+/// is fresh: not older than [`AmqpConfig::max_age`], not from the future
+/// (beyond a clock skew of 5 minutes).
+pub fn check_age(issued_at: u64, config: &AmqpConfig) -> Result<(), Refusal> {
+    let now = now_ms();
+    let max_age = u64::try_from(config.max_age.as_millis()).unwrap_or(u64::MAX);
+    if issued_at.saturating_add(max_age) < now || issued_at > now.saturating_add(MAX_SKEW.as_millis() as u64) {
+        return Err(Refusal::Expired);
+    }
+    Ok(())
+}
+
 /// The job in a message, if it is signed with the secret, fresh, readable,
 /// and its callback is allowed by `service`'s policy.
 pub fn open(
@@ -198,22 +223,17 @@ pub fn open(
     config: &AmqpConfig,
     service: &JsonRpcService,
 ) -> Result<Job, Refusal> {
-    if body.len() > config.max_message_bytes {
-        return Err(Refusal::TooLarge(body.len()));
-    }
-    let signature = signature.and_then(unhex).ok_or(Refusal::BadSignature)?;
-    mac(&config.secret, body).verify_slice(&signature).map_err(|_| Refusal::BadSignature)?;
+    verify(body, signature, config)?;
+    read(body, config, service)
+}
+
+/// The job in a message whose signature was [verified](verify).
+pub(crate) fn read(body: &[u8], config: &AmqpConfig, service: &JsonRpcService) -> Result<Job, Refusal> {
     let message: Message = serde_json::from_slice(body).map_err(|e| Refusal::Unreadable(e.to_string()))?;
     if message.v != FORMAT {
         return Err(Refusal::Unreadable(format!("format {} (this worker reads {FORMAT})", message.v)));
     }
-    let now = now_ms();
-    let max_age = config.max_age.as_millis() as u64;
-    if message.issued_at.saturating_add(max_age) < now
-        || message.issued_at > now.saturating_add(MAX_SKEW.as_millis() as u64)
-    {
-        return Err(Refusal::Expired);
-    }
+    check_age(message.issued_at, config)?;
     let dedup = message.dedup;
     if dedup.len() != 32 || !dedup.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(Refusal::Unreadable("the deduplication id is not 32 hex digits".to_owned()));
@@ -364,6 +384,25 @@ mod tests {
         message["callback"] = Value::from("http://169.254.169.254/latest");
         assert!(matches!(signed(&message), Refusal::CallbackRefused(_)));
         assert!(matches!(refused(b"\x00\xff", Some(&sign(SECRET, b"\x00\xff"))), Refusal::Unreadable(_)));
+    }
+
+    #[test]
+    fn verify_checks_size_and_signature_and_check_age_freshness() {
+        let body = br#"{"v":1,"taskId":"t"}"#;
+        let signature = sign(SECRET, body);
+        assert_eq!(verify(body, Some(signature.as_bytes()), &config()), Ok(()));
+        assert_eq!(verify(body, None, &config()), Err(Refusal::BadSignature));
+        let other = sign(b"another secret of 32 bytes......", body);
+        assert_eq!(verify(body, Some(other.as_bytes()), &config()), Err(Refusal::BadSignature));
+        assert_eq!(verify(b"{}", Some(signature.as_bytes()), &config()), Err(Refusal::BadSignature));
+        let small = config().max_message_bytes(8);
+        assert_eq!(verify(body, Some(signature.as_bytes()), &small), Err(Refusal::TooLarge(body.len())));
+        assert_eq!(check_age(now_ms(), &config()), Ok(()));
+        assert_eq!(check_age(now_ms() - 60_000, &config()), Ok(()));
+        assert_eq!(check_age(1_000, &config()), Err(Refusal::Expired));
+        assert_eq!(check_age(now_ms() + 3_600_000, &config()), Err(Refusal::Expired));
+        let short = config().max_age(Duration::from_secs(10));
+        assert_eq!(check_age(now_ms() - 60_000, &short), Err(Refusal::Expired));
     }
 
     #[test]

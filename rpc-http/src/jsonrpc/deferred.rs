@@ -2,7 +2,7 @@
 //! `{"async": true, "callback": url}`, run later, their response POSTed to
 //! the callback.
 //!
-//! *Where* they run is the [`Queue`] seam. Without a queue (the default),
+//! *Where* they run is the [`Queue`](super::Queue) seam. Without a queue (the default),
 //! the web process runs each call itself once the acknowledgement was sent,
 //! at most [`Callbacks::max_pending`](super::Callbacks::max_pending) at a
 //! time. With one ([`JsonRpcBuilder::queue`](super::JsonRpcBuilder::queue),
@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::callback::{self, CallbackUrl};
+use super::callback;
+#[cfg(feature = "amqp")]
+use super::callback::CallbackUrl;
 use super::queue::{Deferred, Job, dedup_id};
 use super::service::{Answer, JsonRpcService};
 use crate::security::Identity;
