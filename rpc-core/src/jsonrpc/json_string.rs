@@ -42,16 +42,29 @@ pub fn write_json_string(out: &mut Vec<u8>, text: &str) {
         if escape == 0 {
             continue;
         }
-        out.extend_from_slice(&bytes[start..i]);
+        push_run(out, &bytes[start..i]);
+        out.push(b'\\');
         if escape == b'u' {
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 15)]]);
+            out.extend_from_slice(&[b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 15)]]);
         } else {
-            out.extend_from_slice(&[b'\\', escape]);
+            out.push(escape);
         }
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
+    push_run(out, &bytes[start..]);
     out.push(b'"');
+}
+
+/// Appends a run of bytes that need no escape: short runs (the usual ones
+/// between the quotes of a JSON text) byte by byte, long ones copied.
+fn push_run(out: &mut Vec<u8>, run: &[u8]) {
+    if run.len() < 16 {
+        for &byte in run {
+            out.push(byte);
+        }
+    } else {
+        out.extend_from_slice(run);
+    }
 }
 
 /// The text of `raw` when it is a JSON string (`None` for any other
