@@ -221,8 +221,7 @@ fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
         return out;
     }
     out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-    // A `&str` always serialises.
-    let _ = serde_json::to_writer(&mut out, raw);
+    rpc::jsonrpc::write_json_string(&mut out, raw);
     out.extend_from_slice(b"}]");
     if target.protocol.has_structured_output() && tool.has_output_schema() {
         out.extend_from_slice(b",\"structuredContent\":{\"result\":");
@@ -238,7 +237,7 @@ fn tool_error(error: &RpcError, env: Environment, target: CallTarget<'_>) -> Vec
     let text = error.to_json(env).to_string();
     let mut out = Vec::with_capacity(text.len() + 64);
     out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-    let _ = serde_json::to_writer(&mut out, &text);
+    rpc::jsonrpc::write_json_string(&mut out, &text);
     out.extend_from_slice(b"}],\"isError\":true");
     close(&mut out, target);
     out

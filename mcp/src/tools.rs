@@ -50,7 +50,8 @@ impl Tool {
 #[derive(Debug)]
 pub struct ToolSet {
     endpoint: String,
-    tools: HashMap<&'static str, Tool>,
+    /// By name (foldhash: names are the server's own, looked up on every call).
+    tools: HashMap<&'static str, Tool, foldhash::fast::RandomState>,
     /// Serialised `ListToolsResult` pages, per grant of scopes.
     pages: ScopedList,
 }

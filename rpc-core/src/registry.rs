@@ -7,7 +7,7 @@
 //! by name, so every listing is deterministic.
 
 use std::any::{Any, TypeId};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -86,12 +86,14 @@ impl fmt::Debug for Method {
 #[derive(Debug, Default, Clone)]
 pub struct VersionTable {
     methods: BTreeMap<&'static str, Arc<Method>>,
+    /// The same methods by name, for the lookup every call makes.
+    by_name: HashMap<&'static str, Arc<Method>, foldhash::fast::RandomState>,
 }
 
 impl VersionTable {
     /// The method named `name`.
     pub fn get(&self, name: &str) -> Option<&Arc<Method>> {
-        self.methods.get(name)
+        self.by_name.get(name)
     }
 
     /// All methods, sorted by name.
@@ -120,7 +122,7 @@ impl VersionTable {
 pub struct Registry {
     versions: BTreeMap<u32, VersionTable>,
     /// `(version, method)` of every method some `#[rpc::invalidates]` names.
-    invalidated: BTreeSet<(u32, &'static str)>,
+    invalidated: HashSet<(u32, &'static str), foldhash::fast::RandomState>,
 }
 
 impl Registry {
@@ -313,6 +315,7 @@ impl RegistryBuilder {
                     ));
                 }
             }
+            table.by_name = table.methods.iter().map(|(name, method)| (*name, Arc::clone(method))).collect();
             previous = table.clone();
             versions.insert(version, table);
         }

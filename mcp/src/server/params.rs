@@ -291,10 +291,7 @@ pub(crate) fn names_a_version(params: Option<&RawValue>) -> bool {
 
 /// A JSON string, borrowed when it has no escapes; `None` when it is not a string.
 pub(crate) fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    match serde_json::from_str::<&str>(raw.get()) {
-        Ok(text) => Some(Cow::Borrowed(text)),
-        Err(_) => serde_json::from_str::<String>(raw.get()).ok().map(Cow::Owned),
-    }
+    rpc::jsonrpc::raw_json_str(raw)
 }
 
 #[cfg(test)]

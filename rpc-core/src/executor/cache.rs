@@ -50,8 +50,7 @@ impl CacheSlot {
         identity: Option<&Identity>,
     ) -> Self {
         let invalidated = executor.shared.registry.is_invalidated(version, method.name());
-        let canonical = keys::canonical_params(method, params);
-        let (key, generation) = keys::entry_keys(method.name(), version, &canonical, identity, invalidated);
+        let (key, generation) = keys::entry_keys(method, version, params, identity, invalidated);
         CacheSlot { key, generation, ttl: Duration::from_secs(policy.ttl_secs) }
     }
 }

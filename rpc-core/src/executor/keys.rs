@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::identity::Identity;
+use crate::jsonrpc::write_json_string;
 
 /// `value` as canonical JSON into `out`: object members sorted by name at
 /// every depth, no whitespace; arrays keep their order.
@@ -22,9 +23,13 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
-        // Scalars serialise into a Vec without failing.
-        scalar => {
-            let _ = serde_json::to_writer(&mut *out, scalar);
+        Value::String(text) => write_json_string(out, text),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        // A number serialises into a Vec without failing.
+        Value::Number(number) => {
+            let _ = serde_json::to_writer(&mut *out, number);
         }
     }
 }
@@ -50,8 +55,7 @@ fn canonical_members<'a>(members: impl Iterator<Item = (&'a str, &'a Value)> + C
         if i > 0 {
             out.push(b',');
         }
-        // A `&str` serialises into a Vec without failing.
-        let _ = serde_json::to_writer(&mut *out, name);
+        write_json_string(out, name);
         out.push(b':');
         canonical(value, out);
     };
@@ -70,17 +74,17 @@ fn canonical_members<'a>(members: impl Iterator<Item = (&'a str, &'a Value)> + C
 }
 
 /// `bytes` in lowercase hex, appended to `out`.
-fn push_hex(out: &mut String, bytes: &[u8]) {
+fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     out.reserve(bytes.len() * 2);
     for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 15)]));
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 15)]);
     }
 }
 
 /// `n` in decimal, appended to `out` (without the formatting machinery).
-fn push_decimal(out: &mut String, n: u32) {
+fn push_decimal(out: &mut Vec<u8>, n: u32) {
     let mut digits = [0u8; 10];
     let mut at = digits.len();
     let mut rest = n;
@@ -93,9 +97,13 @@ fn push_decimal(out: &mut String, n: u32) {
             break;
         }
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// A key written as bytes, as text: keys are built from text and JSON
+/// only, so the lossy branch never runs.
+fn into_string(key: Vec<u8>) -> String {
+    String::from_utf8(key).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Canonical parameters up to this many bytes are the key themselves
@@ -104,50 +112,62 @@ const INLINE_PARAMS: usize = 96;
 
 /// The parameters of a call of `method` in canonical form, with the
 /// declared defaults filled in (`{"item": 1}` and `{"item": 1, "currency":
-/// "EUR"}` are one call when `currency` defaults to `"EUR"`).
-pub(crate) fn canonical_params(method: &crate::registry::Method, params: &Map<String, Value>) -> Vec<u8> {
-    let mut text = Vec::with_capacity(64);
+/// "EUR"}` are one call when `currency` defaults to `"EUR"`), into `out`.
+fn write_canonical_params(method: &crate::registry::Method, params: &Map<String, Value>, out: &mut Vec<u8>) {
     let declared = method.descriptor().params;
-    let missing = |p: &&crate::descriptor::ParamDescriptor| p.is_param && !params.contains_key(p.name);
-    let defaults: Vec<(&str, Value)> =
-        declared.iter().filter(missing).filter_map(|p| p.default.map(|default| (p.name, default()))).collect();
+    // Only parameters with a default are looked up (most have none).
+    let defaults: Vec<(&str, Value)> = declared
+        .iter()
+        .filter_map(|p| p.default.filter(|_| p.is_param && !params.contains_key(p.name)).map(|d| (p.name, d())))
+        .collect();
     if defaults.is_empty() {
-        canonical_object(params, &mut text);
+        canonical_object(params, out);
     } else {
         let given = params.iter().map(|(name, value)| (name.as_str(), value));
-        canonical_members(given.chain(defaults.iter().map(|(name, value)| (*name, value))), &mut text);
+        canonical_members(given.chain(defaults.iter().map(|(name, value)| (*name, value))), out);
     }
-    text
 }
 
 /// The keys of a call's cache entry: the caller's entry and, for a method
 /// some relation invalidates, the generation key (the same without the
 /// caller, under `rpc:cgen:`: an invalidation writes a new stamp there,
 /// making every caller's entry for these parameters stale). Both from one
-/// canonical rendering of the parameters.
+/// canonical rendering of the parameters, written into the key itself.
 pub(crate) fn entry_keys(
-    method: &str,
+    method: &crate::registry::Method,
     version: u32,
-    canonical: &[u8],
+    params: &Map<String, Value>,
     identity: Option<&Identity>,
     with_generation: bool,
 ) -> (String, Option<String>) {
-    let mut key = request_key_of("rpc:cache:", method, version, canonical, identity.map(|i| i.subject.len()));
+    entry_keys_of(method.name(), version, |out| write_canonical_params(method, params, out), identity, with_generation)
+}
+
+/// [`entry_keys`] with the parameters written by `render`.
+fn entry_keys_of(
+    method: &str,
+    version: u32,
+    render: impl FnOnce(&mut Vec<u8>),
+    identity: Option<&Identity>,
+    with_generation: bool,
+) -> (String, Option<String>) {
+    let mut key = request_key_of("rpc:cache:", method, version, render, identity.map(|i| i.subject.len()));
     let generation = with_generation.then(|| {
-        let mut generation = String::with_capacity(key.len());
-        generation.push_str("rpc:cgen:");
-        generation.push_str(&key["rpc:cache:".len()..]);
-        generation
+        let mut generation = Vec::with_capacity(key.len());
+        generation.extend_from_slice(b"rpc:cgen:");
+        generation.extend_from_slice(&key["rpc:cache:".len()..]);
+        into_string(generation)
     });
     if let Some(identity) = identity {
         push_subject(&mut key, &identity.subject);
     }
-    (key, generation)
+    (into_string(key), generation)
 }
 
 /// The generation key of a call of `method` (see [`entry_keys`]).
 pub(crate) fn generation_key(method: &crate::registry::Method, version: u32, params: &Map<String, Value>) -> String {
-    request_key_of("rpc:cgen:", method.name(), version, &canonical_params(method, params), None)
+    let render = |out: &mut Vec<u8>| write_canonical_params(method, params, out);
+    into_string(request_key_of("rpc:cgen:", method.name(), version, render, None))
 }
 
 /// The cache key of one caller's entry for a call of `method` with `params`
@@ -158,7 +178,7 @@ pub(crate) fn caller_key(
     params: &Map<String, Value>,
     identity: Option<&Identity>,
 ) -> String {
-    entry_keys(method.name(), version, &canonical_params(method, params), identity, false).0
+    entry_keys(method, version, params, identity, false).0
 }
 
 /// The prefix every caller's entry for a call of `method` with `params`
@@ -166,20 +186,26 @@ pub(crate) fn caller_key(
 /// key extends with `@<subject>`. No other call's key starts with it: the
 /// parameters end with their JSON object's `}` or a hash of fixed length.
 pub(crate) fn request_prefix(method: &crate::registry::Method, version: u32, params: &Map<String, Value>) -> String {
-    request_key_of("rpc:cache:", method.name(), version, &canonical_params(method, params), None)
+    let render = |out: &mut Vec<u8>| write_canonical_params(method, params, out);
+    into_string(request_key_of("rpc:cache:", method.name(), version, render, None))
 }
 
 /// The prefix of every cache entry of `method` in `version`:
 /// `rpc:cache:<method>:v<version>:` (the closing `:` keeps `Catalog.get`
 /// apart from `Catalog.getAll`).
 pub(crate) fn method_prefix(method: &str, version: u32) -> String {
-    let mut prefix = String::with_capacity("rpc:cache:".len() + method.len() + 13);
-    prefix.push_str("rpc:cache:");
-    prefix.push_str(method);
-    prefix.push_str(":v");
-    push_decimal(&mut prefix, version);
-    prefix.push(':');
-    prefix
+    let mut prefix = Vec::with_capacity("rpc:cache:".len() + method.len() + 13);
+    push_head(&mut prefix, "rpc:cache:", method, version);
+    into_string(prefix)
+}
+
+/// `<prefix><method>:v<version>:`, appended to `out`.
+fn push_head(out: &mut Vec<u8>, prefix: &str, method: &str, version: u32) {
+    out.extend_from_slice(prefix.as_bytes());
+    out.extend_from_slice(method.as_bytes());
+    out.extend_from_slice(b":v");
+    push_decimal(out, version);
+    out.push(b':');
 }
 
 /// The cache key of a call: `rpc:cache:<method>:v<version>:` and the
@@ -196,35 +222,35 @@ pub(crate) fn cache_key(
     params: &Map<String, Value>,
     identity: Option<&Identity>,
 ) -> String {
-    let mut text = Vec::with_capacity(64);
-    canonical_object(params, &mut text);
-    entry_keys(method, version, &text, identity, false).0
+    entry_keys_of(method, version, |out| canonical_object(params, out), identity, false).0
 }
 
 /// Subjects up to this many bytes are written into keys as they are;
 /// longer ones are hashed (so a key stays short whoever calls).
 const INLINE_SUBJECT: usize = 64;
 
-/// `<prefix><method>:v<version>:` and the canonical parameters `text` (or
-/// their hash), with room for a subject of `subject` bytes: see `cache_key`.
-fn request_key_of(prefix: &str, method: &str, version: u32, text: &[u8], subject: Option<usize>) -> String {
+/// `<prefix><method>:v<version>:` and the canonical parameters `render`
+/// writes (or their hash), with room for a subject of `subject` bytes: see
+/// `cache_key`. The parameters are written into the key itself; only
+/// parameters too long to be the key are hashed away again.
+fn request_key_of(
+    prefix: &str,
+    method: &str,
+    version: u32,
+    render: impl FnOnce(&mut Vec<u8>),
+    subject: Option<usize>,
+) -> Vec<u8> {
     let subject = subject.map_or(0, |len| 1 + len.min(INLINE_SUBJECT + 2));
-    let mut key =
-        String::with_capacity(prefix.len() + method.len() + 16 + text.len().clamp(66, INLINE_PARAMS + 2) + subject);
-    key.push_str(prefix);
-    key.push_str(method);
-    key.push_str(":v");
-    push_decimal(&mut key, version);
-    key.push(':');
-    match std::str::from_utf8(text) {
-        Ok(json) if text.len() <= INLINE_PARAMS => {
-            key.push_str("j:");
-            key.push_str(json);
-        }
-        _ => {
-            key.push_str("h:");
-            push_hex(&mut key, &Sha256::digest(text));
-        }
+    let mut key = Vec::with_capacity(prefix.len() + method.len() + 16 + INLINE_PARAMS + 2 + subject);
+    push_head(&mut key, prefix, method, version);
+    key.extend_from_slice(b"j:");
+    let start = key.len();
+    render(&mut key);
+    if key.len() - start > INLINE_PARAMS {
+        let digest = Sha256::digest(&key[start..]);
+        key.truncate(start - 2);
+        key.extend_from_slice(b"h:");
+        push_hex(&mut key, &digest);
     }
     key
 }
@@ -232,12 +258,12 @@ fn request_key_of(prefix: &str, method: &str, version: u32, text: &[u8], subject
 /// `@` and the caller's `subject` (its hash when long), appended to `key`.
 /// A subject written as it is has at most [`INLINE_SUBJECT`] bytes, a
 /// hashed one 66 (`h:` and 64 digits): one never passes for the other.
-fn push_subject(key: &mut String, subject: &str) {
-    key.push('@');
+fn push_subject(key: &mut Vec<u8>, subject: &str) {
+    key.push(b'@');
     if subject.len() <= INLINE_SUBJECT {
-        key.push_str(subject);
+        key.extend_from_slice(subject.as_bytes());
     } else {
-        key.push_str("h:");
+        key.extend_from_slice(b"h:");
         push_hex(key, &Sha256::digest(subject.as_bytes()));
     }
 }
@@ -251,9 +277,9 @@ pub(crate) fn lock_key(method: &str, keyed_by: Option<&Value>) -> String {
             let mut text = Vec::with_capacity(32);
             canonical(value, &mut text);
             let digest = Sha256::digest(&text);
-            let mut key = format!("rpc:lock:{method}:");
+            let mut key = format!("rpc:lock:{method}:").into_bytes();
             push_hex(&mut key, &digest[..16]);
-            key
+            into_string(key)
         }
     }
 }
@@ -318,16 +344,15 @@ mod tests {
     #[test]
     fn entry_keys_share_one_rendering() {
         let p = map(json!({"b": 1, "a": "x"}));
-        let mut text = Vec::new();
-        canonical_object(&p, &mut text);
-        let (key, generation) = entry_keys("m", 12, &text, None, true);
+        let text = |out: &mut Vec<u8>| canonical_object(&p, out);
+        let (key, generation) = entry_keys_of("m", 12, text, None, true);
         assert_eq!(key, r#"rpc:cache:m:v12:j:{"a":"x","b":1}"#);
         assert_eq!(generation.as_deref(), Some(r#"rpc:cgen:m:v12:j:{"a":"x","b":1}"#));
-        let (key, generation) = entry_keys("m", 0, &text, Some(&Identity::new("t")), true);
+        let (key, generation) = entry_keys_of("m", 0, text, Some(&Identity::new("t")), true);
         assert_eq!(key, r#"rpc:cache:m:v0:j:{"a":"x","b":1}@t"#);
         assert_eq!(generation.as_deref(), Some(r#"rpc:cgen:m:v0:j:{"a":"x","b":1}"#), "no caller in a generation");
-        assert_eq!(entry_keys("m", u32::MAX, &text, None, false).1, None);
-        assert!(entry_keys("m", u32::MAX, &text, None, false).0.starts_with("rpc:cache:m:v4294967295:"));
+        assert_eq!(entry_keys_of("m", u32::MAX, text, None, false).1, None);
+        assert!(entry_keys_of("m", u32::MAX, text, None, false).0.starts_with("rpc:cache:m:v4294967295:"));
     }
 
     #[test]

@@ -316,9 +316,8 @@ fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Inval
     let Some(method_raw) = env.method else {
         return Err(invalid(id, "`method` is missing"));
     };
-    let method: Cow<'_, str> = match serde_json::from_str(method_raw.get()) {
-        Ok(m) => m,
-        Err(_) => return Err(invalid(id, "`method` must be a string")),
+    let Some(method) = super::raw_json_str(method_raw) else {
+        return Err(invalid(id, "`method` must be a string"));
     };
     let params = match env.params {
         Some(p) if p.get() == "null" => None,
@@ -332,7 +331,7 @@ fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Inval
 
 /// `"2.0"`, also when written with escapes (`"2\u002e0"`).
 fn is_version_2(raw: &RawValue) -> bool {
-    raw.get() == "\"2.0\"" || serde_json::from_str::<Cow<'_, str>>(raw.get()).is_ok_and(|v| v == "2.0")
+    raw.get() == "\"2.0\"" || super::raw_json_str(raw).is_some_and(|v| v == "2.0")
 }
 
 fn is_valid_id(id: &RawValue) -> bool {

@@ -57,16 +57,14 @@ impl JsonLimits {
         let mut values = 1usize;
         // Items of a batch: its top-level commas plus one.
         let mut messages = 1usize;
+        // One table lookup per byte outside strings; strings are skipped.
         let mut i = 0;
-        while i < bytes.len() {
-            // Most bytes mean nothing to the scan: skip them in one run.
-            match bytes[i..].iter().position(|&b| CLASS[usize::from(b)] != PLAIN) {
-                Some(offset) => i += offset,
-                None => break,
-            }
-            match CLASS[usize::from(bytes[i])] {
+        while let Some(&byte) = bytes.get(i) {
+            i += 1;
+            match CLASS[usize::from(byte)] {
                 PLAIN => {}
-                QUOTE => i = string_end(bytes, i + 1),
+                // Past the closing quote (beyond the end when there is none).
+                QUOTE => i = string_end(bytes, i) + 1,
                 OPEN => {
                     depth += 1;
                     if depth > self.max_depth {
@@ -87,7 +85,6 @@ impl JsonLimits {
                     }
                 }
             }
-            i += 1;
         }
         Ok(())
     }
@@ -120,10 +117,10 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> usize {
     let mut i = start;
     let short_end = bytes.len().min(start + SHORT);
     while i < short_end {
-        match bytes[i..short_end].iter().position(|&b| b == b'"' || b == b'\\') {
-            Some(offset) if bytes[i + offset] == b'"' => return i + offset,
-            Some(offset) => i += offset + 2,
-            None => i = short_end,
+        match bytes[i] {
+            b'"' => return i,
+            b'\\' => i += 2,
+            _ => i += 1,
         }
     }
     while i < bytes.len() {

@@ -4,8 +4,10 @@
 
 pub mod chain;
 pub mod envelope;
+pub mod json_string;
 pub mod limits;
 pub mod response;
 pub mod special;
 
+pub use json_string::{raw_json_str, write_json_string};
 pub use limits::JsonLimits;

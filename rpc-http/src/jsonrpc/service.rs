@@ -310,10 +310,23 @@ impl JsonRpcService {
         }
         let mut answers: Vec<Option<Answer>> = Vec::with_capacity(items.len());
         let mut running = FuturesUnordered::new();
+        // One box for the calls that finish at their first poll (most do):
+        // each next call is written into it; a call still running keeps it.
+        let mut spare = None;
         for (index, message) in items.into_iter().enumerate() {
-            let mut call = Box::pin(self.one(version, message, identity, peer, headers));
+            let future = self.one(version, message, identity, peer, headers);
+            let mut call = match spare.take() {
+                Some(mut boxed) => {
+                    Pin::set(&mut boxed, future);
+                    boxed
+                }
+                None => Box::pin(future),
+            };
             match std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
-                Poll::Ready(answer) => answers.push(Some(answer)),
+                Poll::Ready(answer) => {
+                    answers.push(Some(answer));
+                    spare = Some(call);
+                }
                 Poll::Pending => {
                     answers.push(None);
                     running.push(async move { (index, call.await) });

@@ -193,28 +193,33 @@ pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a st
 /// name being letters, digits, `-`, `.` and `_`; no user info, path or
 /// anything else (checked without allocating: it runs on every request).
 fn is_authority(text: &str) -> bool {
-    let (host, port) = match text.strip_prefix('[') {
-        Some(rest) => match rest.split_once(']') {
-            Some((v6, port)) => {
-                if v6.is_empty() || !v6.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') {
-                    return false;
-                }
-                (None, port)
-            }
-            None => return false,
-        },
-        None => match text.find(':') {
-            Some(colon) => (Some(&text[..colon]), &text[colon..]),
-            None => (Some(text), ""),
-        },
+    let bytes = text.as_bytes();
+    let (host, port): (Option<&[u8]>, &[u8]) = if let Some(rest) = bytes.strip_prefix(b"[") {
+        let Some(close) = rest.iter().position(|&b| b == b']') else { return false };
+        let v6 = &rest[..close];
+        if v6.is_empty() || !v6.iter().all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.') {
+            return false;
+        }
+        (None, &rest[close + 1..])
+    } else {
+        match bytes.iter().position(|&b| b == b':') {
+            Some(colon) => (Some(&bytes[..colon]), &bytes[colon..]),
+            None => (Some(bytes), &[]),
+        }
     };
-    let host_ok =
-        host.is_none_or(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b)));
+    let host_ok = host.is_none_or(|h| {
+        !h.is_empty() && h.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+    });
     // A port is 1 to 65535 (what `server.json` and manifests would carry).
-    let port_ok = port.is_empty()
-        || port.strip_prefix(':').is_some_and(|p| {
-            (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n > 0)
-        });
+    let port_ok = match port {
+        [] => true,
+        [b':', digits @ ..] => {
+            (1..=5).contains(&digits.len())
+                && digits.iter().all(u8::is_ascii_digit)
+                && (1..=65535).contains(&digits.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')))
+        }
+        _ => false,
+    };
     host_ok && port_ok
 }
 
@@ -243,8 +248,10 @@ fn strip_port(host: &str) -> &str {
     if host.starts_with('[') {
         return host.find(']').map_or(host, |end| &host[..=end]);
     }
-    host.rsplit_once(':')
-        .map_or(host, |(name, port)| if port.bytes().all(|b| b.is_ascii_digit()) { name } else { host })
+    match host.as_bytes().iter().rposition(|&b| b == b':') {
+        Some(colon) if host.as_bytes()[colon + 1..].iter().all(u8::is_ascii_digit) => &host[..colon],
+        _ => host,
+    }
 }
 
 /// `http://example.com:8080` → `example.com`; `None` for `null` and the like.
