@@ -36,7 +36,13 @@ async fn lock_contract(locks: &dyn LockStore, prefix: &str) {
     assert!(locks.release(&key, "a").await.unwrap());
     assert!(!locks.release(&key, "a").await.unwrap(), "released once");
     assert!(locks.acquire(&key, "b", ttl).await.unwrap());
+    assert!(locks.extend(&key, "b", ttl).await.unwrap(), "the owner extends its lock");
+    assert!(!locks.extend(&key, "a", ttl).await.unwrap(), "nobody else does");
+    assert!(!locks.acquire(&key, "a", ttl).await.unwrap(), "still b's after a's attempt");
     assert!(locks.release(&key, "b").await.unwrap());
+    assert!(!locks.extend(&key, "b", ttl).await.unwrap(), "a released lock is not extended");
+    assert!(locks.acquire(&key, "a", ttl).await.unwrap(), "free again");
+    assert!(locks.release(&key, "a").await.unwrap());
 }
 
 #[tokio::test]
@@ -66,8 +72,14 @@ async fn redis_entries_and_locks_expire_and_are_shared_between_connections() {
     assert!(one.acquire("l", "owner-1", Duration::from_millis(300)).await.unwrap());
     assert!(!two.acquire("l", "owner-2", Duration::from_secs(5)).await.unwrap(), "the lock is shared");
 
+    // An extension moves the expiry on Redis's clock; a lapsed lock is not extended.
+    assert!(one.acquire("x", "owner-1", Duration::from_millis(200)).await.unwrap());
+    assert!(one.extend("x", "owner-1", Duration::from_secs(5)).await.unwrap());
+
     // Redis expires them on its own clock.
     tokio::time::sleep(Duration::from_millis(450)).await;
+    assert!(!two.acquire("x", "owner-2", Duration::from_secs(5)).await.unwrap(), "extended past its first ttl");
+    assert!(!two.extend("l", "owner-1", Duration::from_secs(5)).await.unwrap(), "an expired lock is not extended");
     assert_eq!(CacheStore::get(&two, "k").await.unwrap(), None, "expired after its ttl");
     assert!(two.acquire("l", "owner-2", Duration::from_secs(5)).await.unwrap(), "an abandoned lock expires");
     assert!(!one.release("l", "owner-1").await.unwrap(), "the old owner cannot release the new owner's lock");

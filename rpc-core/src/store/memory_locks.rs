@@ -93,6 +93,19 @@ impl LockStore for MemoryLocks {
         };
         MaybeReady::ready(Ok(released))
     }
+
+    fn extend<'a>(&'a self, key: &'a str, owner: &'a str, ttl: Duration) -> MaybeReady<'a, Result<bool, StoreError>> {
+        let now = self.clock.now();
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let extended = match held.get_mut(key) {
+            Some(h) if h.owner == owner && h.live(now) => {
+                h.expires_at = now.checked_add(ttl);
+                true
+            }
+            _ => false,
+        };
+        MaybeReady::ready(Ok(extended))
+    }
 }
 
 #[cfg(test)]
@@ -114,6 +127,21 @@ mod tests {
         assert!(!locks.release("m", "a").await.unwrap(), "a no longer owns it");
         assert!(locks.release("m", "b").await.unwrap());
         assert!(locks.acquire("m", "a", ttl).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn only_the_owner_extends_and_only_a_live_lock() {
+        let clock = Arc::new(ManualClock::new());
+        let locks = MemoryLocks::with_clock(clock.clone());
+        assert!(locks.acquire("m", "a", Duration::from_secs(2)).await.unwrap());
+        clock.advance(Duration::from_secs(1));
+        assert!(locks.extend("m", "a", Duration::from_secs(2)).await.unwrap());
+        assert!(!locks.extend("m", "b", Duration::from_secs(60)).await.unwrap());
+        clock.advance(Duration::from_millis(1500));
+        assert!(!locks.acquire("m", "b", Duration::from_secs(2)).await.unwrap(), "extended from when it was asked");
+        clock.advance(Duration::from_secs(1));
+        assert!(!locks.extend("m", "a", Duration::from_secs(2)).await.unwrap(), "expired: not extended");
+        assert!(locks.acquire("m", "b", Duration::from_secs(2)).await.unwrap());
     }
 
     #[tokio::test]

@@ -154,6 +154,19 @@ pub trait LockStore: Send + Sync + 'static {
     fn acquire<'a>(&'a self, key: &'a str, owner: &'a str, ttl: Duration) -> MaybeReady<'a, Result<bool, StoreError>>;
     /// Releases `key` if `owner` holds it: `true` when released.
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> MaybeReady<'a, Result<bool, StoreError>>;
+    /// Makes `owner`'s lock on `key` last `ttl` from now, atomically, if
+    /// `owner` still holds it: `true` when extended, `false` when it has
+    /// expired or another owner holds it. The default releases and takes
+    /// the lock again, which is not atomic (another owner may take it in
+    /// between): stores override it (memory, Redis).
+    fn extend<'a>(&'a self, key: &'a str, owner: &'a str, ttl: Duration) -> MaybeReady<'a, Result<bool, StoreError>> {
+        MaybeReady::pending(async move {
+            if !self.release(key, owner).await? {
+                return Ok(false);
+            }
+            self.acquire(key, owner, ttl).await
+        })
+    }
 }
 
 /// Counters of rate limits ([`crate::rate`]), by client key.

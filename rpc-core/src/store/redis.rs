@@ -63,6 +63,10 @@ const LATE_LOCK_RETRY: Duration = Duration::from_millis(250);
 const RELEASE: &str =
     r#"if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end"#;
 
+/// ARGV[1] the owner, ARGV[2] the new TTL in milliseconds.
+const EXTEND: &str =
+    r#"if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) else return 0 end"#;
+
 /// GCRA in microseconds: ARGV[1] the interval, ARGV[2] the period; returns
 /// 0 when counted, else how long to wait.
 const RATE: &str = r#"
@@ -85,6 +89,7 @@ pub struct RedisStore {
     connection: ConnectionManager,
     prefix: Arc<str>,
     release: Arc<Script>,
+    extend: Arc<Script>,
     rate: Arc<Script>,
     breaker: Arc<Breaker>,
     response_timeout: Duration,
@@ -147,6 +152,7 @@ impl RedisStore {
             connection,
             prefix: Arc::from(""),
             release: Arc::new(Script::new(RELEASE)),
+            extend: Arc::new(Script::new(EXTEND)),
             rate: Arc::new(Script::new(RATE)),
             breaker: Arc::default(),
             response_timeout: response,
@@ -415,6 +421,15 @@ impl LockStore for RedisStore {
             let mut command = self.release.key(self.key(key));
             command.arg(owner);
             Ok(self.guard("lock release", command.invoke_async::<i64>(&mut connection)).await? == 1)
+        })
+    }
+
+    fn extend<'a>(&'a self, key: &'a str, owner: &'a str, ttl: Duration) -> MaybeReady<'a, Result<bool, StoreError>> {
+        MaybeReady::pending(async move {
+            let mut connection = self.connection.clone();
+            let mut command = self.extend.key(self.key(key));
+            command.arg(owner).arg(millis(ttl));
+            Ok(self.guard("lock extend", command.invoke_async::<i64>(&mut connection)).await? == 1)
         })
     }
 }

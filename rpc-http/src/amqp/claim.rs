@@ -68,17 +68,15 @@ pub(crate) async fn claim(locks: &Arc<dyn LockStore>, dedup: &str) -> Claimed {
     Claimed::Mine(Claim { locks: Arc::clone(locks), key, owner, renewal })
 }
 
-/// Keeps the claim alive: released and taken again every [`RENEW_EVERY`]
-/// (the lock store has no extension; between the two, another worker
-/// could take it, and then both run, as without claims).
+/// Keeps the claim alive: extended to [`CLAIM_TTL`] every [`RENEW_EVERY`]
+/// (atomically: only while this worker still holds it).
 async fn renew(locks: Arc<dyn LockStore>, key: String, owner: String) {
     loop {
         tokio::time::sleep(RENEW_EVERY).await;
-        let _ = locks.release(&key, &owner).await;
-        match locks.acquire(&key, &owner, CLAIM_TTL).await {
+        match locks.extend(&key, &owner, CLAIM_TTL).await {
             Ok(true) => {}
             Ok(false) => {
-                tracing::warn!(key = %key, "a job's claim was taken by another worker while it ran");
+                tracing::warn!(key = %key, "a job's claim expired while it ran (the store did not answer in time)");
                 return;
             }
             Err(e) => tracing::warn!(error = %e, "cannot renew a job's claim"),
