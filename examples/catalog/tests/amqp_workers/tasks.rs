@@ -251,6 +251,8 @@ async fn asking_pair(broker: &str, queue: &str, redis: &Redis) -> (String, tokio
         Arc::new(mcp::tasks::RedisTaskStore::new(connected.with_prefix(&redis.prefix)));
     let config = rpc::amqp::AmqpConfig::new(broker, SECRET).expect("config").queue(queue).expect("queue");
     let queue = Arc::new(mcp::amqp::AmqpTaskQueue::new(&config).expect("a task queue"));
+    // As a web process does at start-up: connected, the queues declared, before the first call.
+    queue.connect().await.expect("the broker");
     let web = mcp::McpEndpoint::builder::<asking::Asking>(executor())
         .task_store(Arc::clone(&store))
         .task_queue(queue)
