@@ -36,6 +36,24 @@ die() {
   printf 'docs_page: %s\n' "$*" >&2
   exit 1
 }
+# The URL a background server `$3` prints into `$1` after `$2` (`listening
+# on http://...`); dies with its stderr (`$4`) when it exits first, or after 30 s.
+printed_url() {
+  local out=$1 prefix=$2 pid=$3 err=$4 what=$5 found
+  for ((i = 0; i < 300; i++)); do
+    found=$(sed -n "s/^$prefix \\(http:[^ ]*\\).*/\\1/p" "$out" | head -n1)
+    if [[ -n $found ]]; then
+      echo "$found"
+      return
+    fi
+    kill -0 "$pid" 2>/dev/null || {
+      cat "$err" >&2
+      die "$what exited before listening"
+    }
+    sleep 0.1
+  done
+  die "$what did not print \`$prefix\` within 30 s"
+}
 
 chromium=${CHROMIUM:-chromium}
 for tool in cargo python3 "$chromium" timeout; do
@@ -84,17 +102,7 @@ log "starting the catalog"
 : >"$work/catalog.out" # exists before the background child opens it
 "$CATALOG" --listen 127.0.0.1:0 >"$work/catalog.out" 2>"$work/catalog.err" &
 pid=$!
-url=
-for ((i = 0; i < 300; i++)); do
-  url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$work/catalog.out" | head -n1)
-  [[ -n $url ]] && break
-  kill -0 "$pid" 2>/dev/null || {
-    cat "$work/catalog.err" >&2
-    die "the catalog exited before listening"
-  }
-  sleep 0.1
-done
-[[ -n $url ]] || die "the catalog did not print \`listening on\` within 30 s"
+url=$(printed_url "$work/catalog.out" "listening on" "$pid" "$work/catalog.err" "the catalog")
 url=${url%/}
 echo "catalog at $url (pid $pid)"
 
@@ -275,17 +283,7 @@ log "hostile: 1,000 methods, 10,000 errors, broken references, a 2 MB descriptio
 : >"$work/hostile.out"
 python3 scripts/docs_page/hostile.py "$url" >"$work/hostile.out" 2>"$work/hostile.err" &
 hostile_pid=$!
-hostile=
-for ((i = 0; i < 300; i++)); do
-  hostile=$(sed -n 's/^serving on \(http:[^ ]*\).*/\1/p' "$work/hostile.out" | head -n1)
-  [[ -n $hostile ]] && break
-  kill -0 "$hostile_pid" 2>/dev/null || {
-    cat "$work/hostile.err" >&2
-    die "hostile.py exited"
-  }
-  sleep 0.1
-done
-[[ -n $hostile ]] || die "hostile.py did not start within 30 s"
+hostile=$(printed_url "$work/hostile.out" "serving on" "$hostile_pid" "$work/hostile.err" "hostile.py")
 shot=$out/docs-hostile.png
 started=$SECONDS
 browser hostile-shot --screenshot="$shot" --window-size=1280,2000 --virtual-time-budget=10000 "$hostile?plain" >/dev/null

@@ -1,6 +1,7 @@
 //! Who is calling: the [`Identity`] an access policy gives a request, which
 //! reaches the executor, the listeners and the methods with the call.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// Who made a request, as the transport's access policy established it
@@ -81,8 +82,83 @@ impl Identity {
     }
 }
 
+/// An identity as messages carry it (a queued call, a queued task):
+/// `{"subject", "scopes", "scoped", "clientId", "attributes"}` (all but
+/// `clientId` required, no other member); read back through the constructors, so
+/// scopes are deduplicated as when the identity was made.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Record {
+    subject: String,
+    scopes: Vec<String>,
+    scoped: bool,
+    client_id: Option<String>,
+    attributes: Map<String, Value>,
+}
+
+/// [`Record`], borrowed from the identity it writes.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordRef<'a> {
+    subject: &'a str,
+    scopes: &'a [String],
+    scoped: bool,
+    client_id: Option<&'a str>,
+    attributes: &'a Map<String, Value>,
+}
+
+impl Serialize for Identity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RecordRef {
+            subject: &self.subject,
+            scopes: &self.scopes,
+            scoped: self.scoped,
+            client_id: self.client_id.as_deref(),
+            attributes: &self.attributes,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Identity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let record = Record::deserialize(deserializer)?;
+        let mut identity = Identity::new(record.subject);
+        if record.scoped {
+            identity = identity.with_scopes(record.scopes);
+        }
+        if let Some(client) = record.client_id {
+            identity = identity.with_client_id(client);
+        }
+        for (key, value) in record.attributes {
+            identity = identity.with(key, value);
+        }
+        Ok(identity)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn identities_round_trip_as_json_keeping_everything() {
+        let identity = Identity::new("alice").with_scopes(["catalog:read"]).with_client_id("app").with("tenant", "t1");
+        let json = serde_json::to_value(&identity).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"subject": "alice", "scopes": ["catalog:read"], "scoped": true, "clientId": "app",
+                "attributes": {"tenant": "t1"}})
+        );
+        assert_eq!(serde_json::from_value::<Identity>(json).unwrap(), identity);
+        for other in [Identity::new("key"), Identity::new("bob").with_scopes(Vec::<String>::new())] {
+            let back: Identity = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
+            assert_eq!(back, other);
+        }
+        let unknown = r#"{"subject":"a","scopes":[],"scoped":false,"clientId":null,"attributes":{},"admin":true}"#;
+        assert!(serde_json::from_str::<Identity>(unknown).is_err(), "no other member");
+        let missing = r#"{"subject":"a","scopes":[],"clientId":null,"attributes":{}}"#;
+        assert!(serde_json::from_str::<Identity>(missing).is_err(), "`scoped` is required");
+    }
     use super::Identity;
 
     #[test]

@@ -40,7 +40,7 @@ use super::task_registry::Running;
 use super::tool_call::{self, ToolCall};
 use crate::call::ProtocolError;
 use crate::notify::Wanted;
-use crate::tasks::{self, JobIdentity, TASK_JOB_FORMAT, TaskJob, TaskQueue, TaskRecord, TaskStatus, TaskStore};
+use crate::tasks::{self, TASK_JOB_FORMAT, TaskJob, TaskQueue, TaskRecord, TaskStatus, TaskStore};
 
 /// The most distinct questions one task asks in its life.
 const MAX_TASK_QUESTIONS: usize = 64;
@@ -155,7 +155,7 @@ async fn hand_over(
         protocol: call.protocol.as_str().to_owned(),
         arguments: call.arguments,
         owner: record.owner.clone(),
-        identity: call.identity.as_deref().map(JobIdentity::from),
+        identity: call.identity.as_deref().cloned(),
         language: inner.translations.tag(call.language).to_owned(),
         capabilities: call.client.capabilities().cloned(),
         client_info: call.client.info().cloned(),

@@ -28,7 +28,7 @@ use futures_util::future::BoxFuture;
 pub use rpc::store::StoreError;
 
 pub use memory::MemoryTaskStore;
-pub use queue::{JobIdentity, QueuedRun, TASK_JOB_FORMAT, TaskJob, TaskQueue};
+pub use queue::{QueuedRun, TASK_JOB_FORMAT, TaskJob, TaskQueue};
 pub use record::{TaskRecord, TaskStatus};
 #[cfg(feature = "redis")]
 pub use redis::RedisTaskStore;

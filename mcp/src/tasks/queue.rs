@@ -50,7 +50,7 @@ pub struct TaskJob {
     /// The task's owner (the caller's subject).
     pub owner: Option<String>,
     /// The caller, as the access policy established it.
-    pub identity: Option<JobIdentity>,
+    pub identity: Option<Identity>,
     /// The language tag of the request (`en`, `uk`).
     pub language: String,
     /// The client's declared capabilities.
@@ -63,51 +63,6 @@ pub struct TaskJob {
     pub input_bytes: usize,
     /// When the task was handed over, milliseconds since the epoch.
     pub issued_at: u64,
-}
-
-/// An [`Identity`] as a task message carries it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct JobIdentity {
-    /// The subject.
-    pub subject: String,
-    /// The scopes granted (meaningful when `scoped`).
-    pub scopes: Vec<String>,
-    /// Whether the identity is limited to its scopes.
-    pub scoped: bool,
-    /// The OAuth client, if any.
-    pub client_id: Option<String>,
-    /// Other attributes of the identity.
-    pub attributes: Map<String, Value>,
-}
-
-impl From<&Identity> for JobIdentity {
-    fn from(identity: &Identity) -> Self {
-        JobIdentity {
-            subject: identity.subject.clone(),
-            scopes: identity.scopes.clone(),
-            scoped: identity.scoped,
-            client_id: identity.client_id.clone(),
-            attributes: identity.attributes.clone(),
-        }
-    }
-}
-
-impl From<JobIdentity> for Identity {
-    fn from(wire: JobIdentity) -> Self {
-        let mut identity = Identity::new(wire.subject);
-        if wire.scoped {
-            identity = identity.with_scopes(wire.scopes);
-        }
-        if let Some(client) = wire.client_id {
-            identity = identity.with_client_id(client);
-        }
-        for (key, value) in wire.attributes {
-            identity = identity.with(key, value);
-        }
-        identity
-    }
 }
 
 impl TaskJob {
@@ -134,7 +89,7 @@ impl TaskJob {
 
     /// The caller's identity.
     pub fn caller(&self) -> Option<Arc<Identity>> {
-        self.identity.clone().map(|wire| Arc::new(Identity::from(wire)))
+        self.identity.clone().map(Arc::new)
     }
 }
 
@@ -188,7 +143,7 @@ mod tests {
             protocol: "2026-07-28".into(),
             arguments: json!({"pause_ms": 5}).as_object().cloned().unwrap_or_default(),
             owner: Some("alice".into()),
-            identity: Some(JobIdentity::from(&identity)),
+            identity: Some(identity.clone()),
             language: "uk".into(),
             capabilities: Some(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})),
             client_info: Some(json!({"name": "c", "version": "1"})),

@@ -22,8 +22,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hmac::{Hmac, KeyInit, Mac};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use sha2::Sha256;
 
 use super::AmqpConfig;
@@ -54,49 +54,11 @@ struct Message {
     callback: String,
     #[serde(default)]
     headers: BTreeMap<String, String>,
-    identity: Option<WireIdentity>,
+    identity: Option<Identity>,
     #[serde(default)]
     ignore_cache: bool,
     timeout_ms: Option<u64>,
     ray_id: Option<String>,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct WireIdentity {
-    subject: String,
-    scopes: Vec<String>,
-    scoped: bool,
-    client_id: Option<String>,
-    attributes: Map<String, Value>,
-}
-
-impl From<&Identity> for WireIdentity {
-    fn from(identity: &Identity) -> Self {
-        WireIdentity {
-            subject: identity.subject.clone(),
-            scopes: identity.scopes.clone(),
-            scoped: identity.scoped,
-            client_id: identity.client_id.clone(),
-            attributes: identity.attributes.clone(),
-        }
-    }
-}
-
-impl From<WireIdentity> for Identity {
-    fn from(wire: WireIdentity) -> Self {
-        let mut identity = Identity::new(wire.subject);
-        if wire.scoped {
-            identity = identity.with_scopes(wire.scopes);
-        }
-        if let Some(client) = wire.client_id {
-            identity = identity.with_client_id(client);
-        }
-        for (key, value) in wire.attributes {
-            identity = identity.with(key, value);
-        }
-        identity
-    }
 }
 
 /// Why a message was refused (it is dead-lettered, never run).
@@ -174,7 +136,7 @@ pub fn seal(job: &Job, config: &AmqpConfig) -> Result<(Vec<u8>, String), String>
         id: job.id.as_ref().map(|id| id.get().to_owned()),
         callback: job.url.as_str().to_owned(),
         headers,
-        identity: job.identity.as_deref().map(WireIdentity::from),
+        identity: job.identity.as_deref().cloned(),
         ignore_cache: job.ignore_cache,
         timeout_ms: job.timeout.map(|t| t.as_millis() as u64),
         ray_id: job.ray_id.clone(),
@@ -271,7 +233,7 @@ pub(crate) fn read(body: &[u8], config: &AmqpConfig, service: &JsonRpcService) -
         ignore_cache: message.ignore_cache,
         timeout,
         ray_id: message.ray_id,
-        identity: message.identity.map(|wire| Arc::new(Identity::from(wire))),
+        identity: message.identity.map(Arc::new),
         id,
         url,
         headers,
@@ -283,6 +245,7 @@ pub(crate) fn read(body: &[u8], config: &AmqpConfig, service: &JsonRpcService) -
 mod tests {
     use super::*;
     use crate::jsonrpc::Callbacks;
+    use serde_json::Map;
 
     const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
 
@@ -415,16 +378,5 @@ mod tests {
         assert_eq!(unhex(b"0aff"), Some(vec![10, 255]));
         assert_eq!(unhex(b"0g"), None);
         assert_eq!(unhex(b"abc"), None);
-    }
-
-    #[test]
-    fn identities_keep_everything() {
-        let identity = Identity::new("alice").with_scopes(["catalog:read"]).with_client_id("app").with("tenant", "t1");
-        let back = Identity::from(WireIdentity::from(&identity));
-        assert_eq!(back, identity);
-        let unscoped = Identity::new("key");
-        assert_eq!(Identity::from(WireIdentity::from(&unscoped)), unscoped);
-        let none = Identity::new("bob").with_scopes(Vec::<String>::new());
-        assert_eq!(Identity::from(WireIdentity::from(&none)), none);
     }
 }
