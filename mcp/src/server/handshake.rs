@@ -96,10 +96,11 @@ pub(crate) async fn single(
     Reply::message(Status::Ok, out, executions)
 }
 
+/// A `tools/call` as read: the tool's name, its arguments, the progress token.
+type ReadCall<'a> = (Cow<'a, str>, Map<String, Value>, Option<Box<RawValue>>);
+
 /// The `tools/call` of this era: the arguments, the progress token.
-fn read_call<'a>(
-    req: &'a RpcRequest<'a>,
-) -> Result<(Cow<'a, str>, Map<String, Value>, Option<Box<RawValue>>), RpcError> {
+fn read_call<'a>(req: &'a RpcRequest<'a>) -> Result<ReadCall<'a>, RpcError> {
     let input_bytes = req.params.map_or(0, |p| p.get().len());
     let mut params = match rpc::executor::cpu_bound(input_bytes, || req.params_as::<CallParams<'_>>())? {
         Some(params) => params,
@@ -375,11 +376,11 @@ pub(crate) async fn batch(
             }
             Ok(Message::Request(req)) => match req.id {
                 None => {
-                    notification(inner, session, incoming, &req);
+                    notification(inner, session, incoming, req);
                     (None, None)
                 }
                 Some(id) => {
-                    let (out, executions) = plain(inner, tools, session, incoming, protocol, id, &req).await;
+                    let (out, executions) = plain(inner, tools, session, incoming, protocol, id, req).await;
                     (Some(out), executions.into_iter().next())
                 }
             },

@@ -396,7 +396,8 @@ mod tests {
             {"jsonrpc":null,"method":"f","id":4},
             {"jsonrpc":"2.0","method":"g"}]"#;
         let Ok(Body::Batch(items)) = parse_body(body, false) else { panic!("a batch") };
-        let shown: Vec<Result<(Option<&str>, String, Option<&str>), (Option<&str>, String)>> = items
+        type Shown<'a> = Result<(Option<&'a str>, String, Option<&'a str>), (Option<&'a str>, String)>;
+        let shown: Vec<Shown<'_>> = items
             .iter()
             .map(|item| match item {
                 Ok(Message::Request(r)) => {
