@@ -9,14 +9,18 @@
 //!   one becomes a boxed future) and turns the return value into a result
 //!   by its type's meaning (see `rpc::__private`);
 //! * `fn __rpc_schemas_get(&mut SchemaGenerator) -> MethodSchemas`;
+//! * `fn __rpc_errors_get() -> &'static [ErrorCode]`, shared by the methods
+//!   of the block that return the same type;
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
-//! * `const __RPC_DESC_get: MethodDescriptor` and
-//!   `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`;
+//! * `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`, the
+//!   descriptor (one constant: fewer items per method to check);
 //! * `fn __rpc_described_get()`, which warns (through `#[deprecated]`) when
 //!   an undocumented method is published over MCP.
 //!
 //! Every use of a parameter's or result's traits goes through one trait
 //! method at one span, so a type that lacks them gives one error.
+
+use std::collections::HashMap;
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -71,12 +75,19 @@ fn hidden() -> TokenStream {
 }
 
 impl Method {
-    /// Generates the method's items; `k` is the `__private` path.
-    pub fn generate(&self, k: &TokenStream, placement: Placement) -> Generated {
+    /// Generates the method's items; `k` is the `__private` path;
+    /// `errors_fns` holds the error-code functions already generated in the
+    /// same `impl` block, by return type (methods returning the same type
+    /// share one).
+    pub fn generate(
+        &self,
+        k: &TokenStream,
+        placement: Placement,
+        errors_fns: &mut HashMap<String, Ident>,
+    ) -> Generated {
         let fn_name = unraw(&self.ident);
         let invoke_fn = format_ident!("__rpc_invoke_{}", fn_name);
         let schemas_fn = format_ident!("__rpc_schemas_{}", fn_name);
-        let desc = format_ident!("__RPC_DESC_{}", fn_name);
         let check = format_ident!("__RPC_CHECK_{}", fn_name);
         let slot = slot_ident(&self.ident);
         let hidden = hidden();
@@ -200,15 +211,24 @@ impl Method {
         let errors = match &self.output {
             Output::Unit => quote!(#k::no_codes),
             Output::Typed(ty) => {
-                let errors_fn = format_ident!("__rpc_errors_{}", fn_name);
-                items.extend(quote! {
-                    #hidden
-                    fn #errors_fn() -> &'static [#k::ErrorCode] {
-                        #[allow(unused_imports)]
-                        use #k::{CodesKind as _, NoCodesKind as _};
-                        (&#k::Probe::<#ty>::new()).__rpc_codes()
+                // One function per return type (as spelt) of the block.
+                let key = ty.to_token_stream().to_string();
+                let errors_fn = match errors_fns.get(&key) {
+                    Some(shared) => shared.clone(),
+                    None => {
+                        let errors_fn = format_ident!("__rpc_errors_{}", fn_name);
+                        items.extend(quote! {
+                            #hidden
+                            fn #errors_fn() -> &'static [#k::ErrorCode] {
+                                #[allow(unused_imports)]
+                                use #k::{CodesKind as _, NoCodesKind as _};
+                                (&#k::Probe::<#ty>::new()).__rpc_codes()
+                            }
+                        });
+                        errors_fns.insert(key, errors_fn.clone());
+                        errors_fn
                     }
-                });
+                };
                 quote!(Self::#errors_fn)
             }
         };
@@ -259,10 +279,7 @@ impl Method {
                 #kinds
                 #(#header_checks)*
                 #rule_checks
-                #k::MethodSchemas {
-                    params: ::std::vec![#(#param_schemas),*],
-                    result: #result_schema,
-                }
+                #k::method_schemas([#(#param_schemas),*], #result_schema)
             }
         });
 
@@ -293,9 +310,8 @@ impl Method {
         let line = quote_spanned!(sig_span=> ::core::line!());
         let policies = self.policies.fields(k);
         let role = crate::role::tokens(&self.role, k);
-        items.extend(quote! {
-            #hidden
-            const #desc: #k::MethodDescriptor = #k::MethodDescriptor {
+        let descriptor = quote! {
+            #k::MethodDescriptor {
                 name: #name,
                 fn_name: #fn_name,
                 groups: &[#(#groups),*],
@@ -325,8 +341,8 @@ impl Method {
                 scopes: &[#(#scopes),*],
                 errors: #errors,
                 #policies
-            };
-        });
+            }
+        };
 
         let checks = self.tool_name_checks(k);
         let module_checks = match placement {
@@ -336,9 +352,9 @@ impl Method {
         let slot_value = match placement {
             Placement::Deferred if !checks.is_empty() => quote! {{
                 let () = Self::#check;
-                ::core::option::Option::Some(&Self::#desc)
+                ::core::option::Option::Some(&#descriptor)
             }},
-            _ => quote!(::core::option::Option::Some(&Self::#desc)),
+            _ => quote!(::core::option::Option::Some(&#descriptor)),
         };
         if placement == Placement::Deferred && !checks.is_empty() {
             items.extend(quote! {

@@ -143,7 +143,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     match exposure {
         Exposure::Hidden => quote!(#f #slot_when_hidden),
         Exposure::Exposed(m) => {
-            let generated = m.generate(&k, Placement::Deferred);
+            let generated = m.generate(&k, Placement::Deferred, &mut std::collections::HashMap::new());
             let items = generated.items;
             quote!(#f #items)
         }

@@ -203,7 +203,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut impl_items = TokenStream::new();
     let mut module_checks = TokenStream::new();
     let mut entries = Vec::new();
-    let generated: Vec<_> = methods.iter().map(|m| m.generate(&k, Placement::Module)).collect();
+    let generated: Vec<_> = {
+        let mut errors_fns = HashMap::new();
+        methods.iter().map(|m| m.generate(&k, Placement::Module, &mut errors_fns)).collect()
+    };
     for slot in &slots {
         match slot {
             Slot::Here(i) => {
