@@ -9,6 +9,8 @@
 //! And against `serde_json::Value` as an oracle, where it can hold the
 //! input: valid JSON nested at most 32 deep is never `-32700`, and what the
 //! parser accepts as a request or a response says what the document says.
+//! The hot path's JSON string reader and writer (`raw_json_str`,
+//! `write_json_string`) agree with `serde_json` on every id and method.
 
 use rpc::Params;
 use rpc::error::code;
@@ -118,7 +120,17 @@ fn agree(request: &Request<'_>, oracle: &Value) {
 fn check_request(request: &Request<'_>) {
     if let Some(id) = request.id {
         assert!(is_valid_id(id), "request id {:?}", id.get());
+        // The parser-free string reader reads what serde_json reads.
+        if id.get().starts_with('"') {
+            let serde: Option<String> = serde_json::from_str(id.get()).ok();
+            assert_eq!(rpc::jsonrpc::raw_json_str(id).as_deref(), serde.as_deref(), "the string id {:?}", id.get());
+        }
     }
+    // And the string writer writes what serde_json writes.
+    let mut written = Vec::new();
+    rpc::jsonrpc::write_json_string(&mut written, &request.method);
+    let serde = serde_json::to_vec(&*request.method).expect("a string serialises");
+    assert_eq!(written, serde, "the method {:?} written", request.method);
     let raw = request.params.map(RawValue::get);
     if let Some(raw) = raw {
         assert!(raw.starts_with('{') || raw.starts_with('['), "params {raw:?}");
