@@ -22,8 +22,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use rpc::amqp::consumer::{refuse, retry_or_dead_letter};
 use rpc::amqp::wire::{Refusal, check_age};
-use rpc::amqp::{AmqpConfig, AmqpQueue, Consumer, Delivered, Handler, Settle, consumer::refuse};
+use rpc::amqp::{AmqpConfig, AmqpQueue, Consumer, Delivered, Handler, Settle};
 use rpc::jsonrpc::QueueError;
 
 use crate::http::McpEndpoint;
@@ -105,16 +106,16 @@ impl TaskWorker {
                 Settle::Ack
             }
             QueuedRun::Refused(why) => refuse(&Refusal::Unreadable(why), message.body().len()),
-            QueuedRun::Retry(why) if attempt < self.config.attempts_allowed() => {
-                let delay = self.config.delay_before(attempt + 1);
-                tracing::warn!(task = %task, error = %rpc::logged::logged(&why), attempt, retry_in = ?delay,
-                    "queued task not run; will retry");
-                Settle::RequeueAfter(delay)
-            }
             QueuedRun::Retry(why) => {
-                tracing::error!(task = %task, error = %rpc::logged::logged(&why), attempt,
-                    "queued task not run on the last attempt; message dead-lettered");
-                Settle::DeadLetter
+                let settle = retry_or_dead_letter(&self.config, attempt);
+                let error = rpc::logged::logged(&why);
+                match settle {
+                    Settle::RequeueAfter(delay) => tracing::warn!(task = %task, error = %error, attempt,
+                        retry_in = ?delay, "queued task not run; will retry"),
+                    _ => tracing::error!(task = %task, error = %error, attempt,
+                        "queued task not run on the last attempt; message dead-lettered"),
+                }
+                settle
             }
         }
     }

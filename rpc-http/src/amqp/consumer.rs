@@ -107,6 +107,17 @@ pub fn refuse(refusal: &Refusal, bytes: usize) -> Settle {
     Settle::DeadLetter
 }
 
+/// What becomes of a message whose handling failed on delivery `attempt`:
+/// requeued for the next delivery after [`AmqpConfig::delay_before`] it,
+/// or dead-lettered once it has had [`AmqpConfig::attempts_allowed`].
+pub fn retry_or_dead_letter(config: &AmqpConfig, attempt: u32) -> Settle {
+    if attempt >= config.attempts_allowed() {
+        Settle::DeadLetter
+    } else {
+        Settle::RequeueAfter(config.delay_before(attempt + 1))
+    }
+}
+
 /// Consumes the queue [`AmqpConfig::queue_name`] names with a [`Handler`]
 /// (see the [module](self)).
 pub struct Consumer {

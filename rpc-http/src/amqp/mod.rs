@@ -312,4 +312,15 @@ mod tests {
         assert_eq!(config.delay_before(3), Duration::from_millis(200));
         assert_eq!(config.delay_before(40), Duration::from_secs(60));
     }
+
+    #[test]
+    fn failed_messages_are_retried_until_their_last_attempt() {
+        use consumer::{Settle, retry_or_dead_letter};
+        let config =
+            AmqpConfig::new("amqp://x", [7u8; 32]).unwrap().retry_delay(Duration::from_millis(100)).attempts(3);
+        assert_eq!(retry_or_dead_letter(&config, 1), Settle::RequeueAfter(Duration::from_millis(100)));
+        assert_eq!(retry_or_dead_letter(&config, 2), Settle::RequeueAfter(Duration::from_millis(200)));
+        assert_eq!(retry_or_dead_letter(&config, 3), Settle::DeadLetter);
+        assert_eq!(retry_or_dead_letter(&config, 7), Settle::DeadLetter, "the broker's count may pass ours");
+    }
 }

@@ -9,7 +9,7 @@ use futures_util::future::BoxFuture;
 
 use super::AmqpConfig;
 use super::claim::{self, Claimed};
-use super::consumer::{Consumer, Delivered, Handler, Settle, refuse};
+use super::consumer::{Consumer, Delivered, Handler, Settle, refuse, retry_or_dead_letter};
 use super::wire;
 use crate::jsonrpc::{Job, JsonRpcService};
 use rpc_core::logged::logged;
@@ -134,15 +134,14 @@ impl Worker {
     /// last attempt.
     fn retry_or_give_up(&self, job: &Job, attempt: u32, why: &str) -> Settle {
         let (method, target) = (logged(job.method()), job.callback().target());
-        if attempt >= self.config.attempts {
-            tracing::error!(method = %method, callback = %logged(&target), error = %logged(why), attempt,
-                "callback failed on the last attempt; message dead-lettered");
-            return Settle::DeadLetter;
+        let settle = retry_or_dead_letter(&self.config, attempt);
+        match settle {
+            Settle::RequeueAfter(delay) => tracing::warn!(method = %method, callback = %logged(&target),
+                error = %logged(why), attempt, retry_in = ?delay, "callback failed; will retry"),
+            _ => tracing::error!(method = %method, callback = %logged(&target), error = %logged(why), attempt,
+                "callback failed on the last attempt; message dead-lettered"),
         }
-        let delay = self.config.delay_before(attempt + 1);
-        tracing::warn!(method = %method, callback = %logged(&target), error = %logged(why), attempt, retry_in = ?delay,
-            "callback failed; will retry");
-        Settle::RequeueAfter(delay)
+        settle
     }
 
     /// Stores `value` under the job's key for as long as messages live.
