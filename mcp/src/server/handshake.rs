@@ -15,6 +15,7 @@ use std::sync::Arc;
 use futures_util::future::join_all;
 use rpc::i18n::Language;
 use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
+use rpc::jsonrpc::raw_json_str;
 use rpc::jsonrpc::response::{join_batch, result_body};
 use rpc::rate::{self, RateKind};
 use rpc::{Execution, Identity, LogLevel, RpcError};
@@ -25,7 +26,7 @@ use super::incoming::Incoming;
 use super::methods::{self, Asked};
 use super::params::{
     CallParams, CancelledParams, CompleteParams, InitializeParams, ListParams, MetaSlot, PromptParams, ResourceParams,
-    SetLevelParams, json_str,
+    SetLevelParams,
 };
 use super::reply::{Reply, Status, handshake_status, write_error, write_outcome};
 use super::state::Inner;
@@ -106,7 +107,7 @@ fn read_call<'a>(req: &'a RpcRequest<'a>) -> Result<ReadCall<'a>, RpcError> {
         Some(params) => params,
         None => return Err(RpcError::invalid_params("tools/call requires params with a `name`")),
     };
-    let Some(name) = params.name.and_then(json_str) else {
+    let Some(name) = params.name.and_then(raw_json_str) else {
         return Err(RpcError::invalid_params("tools/call requires params with a `name`"));
     };
     let arguments = match params.arguments.take() {
@@ -253,7 +254,7 @@ async fn beyond_tools(inner: &Inner, session: &Session, asked: &Asked, req: &Rpc
         }
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             let params = req.params_as::<ResourceParams<'_>>().map_err(params_error)?.unwrap_or_default();
-            let Some(uri) = params.uri.and_then(json_str) else {
+            let Some(uri) = params.uri.and_then(raw_json_str) else {
                 return Err(params_error(RpcError::invalid_params("params.uri must be a string")));
             };
             match &*req.method {
@@ -266,7 +267,7 @@ async fn beyond_tools(inner: &Inner, session: &Session, asked: &Asked, req: &Rpc
         }
         "prompts/get" => {
             let params = req.params_as::<PromptParams<'_>>().map_err(params_error)?.unwrap_or_default();
-            let Some(name) = params.name.and_then(json_str) else {
+            let Some(name) = params.name.and_then(raw_json_str) else {
                 return Err(params_error(RpcError::invalid_params("params.name must be a string")));
             };
             methods::get_prompt(inner, features, asked, &name, params.arguments, None).await

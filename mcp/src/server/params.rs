@@ -289,11 +289,6 @@ pub(crate) fn names_a_version(params: Option<&RawValue>) -> bool {
     )
 }
 
-/// A JSON string, borrowed when it has no escapes; `None` when it is not a string.
-pub(crate) fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    rpc::jsonrpc::raw_json_str(raw)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,8 +309,8 @@ mod tests {
     fn call_params_keep_what_the_checks_need() {
         let text = r#"{"name":"caf\u00e9","arguments":{"a":1},"_meta":[1]}"#;
         let mut params: CallParams<'_> = serde_json::from_str(text).unwrap();
-        assert_eq!(json_str(params.name().unwrap()).as_deref(), Some("café"));
+        assert_eq!(rpc::jsonrpc::raw_json_str(params.name().unwrap()).as_deref(), Some("café"));
         assert!(matches!(params.take_meta(), Some(MetaSlot::NotObject)));
-        assert_eq!(json_str(&raw("5")), None);
+        assert_eq!(rpc::jsonrpc::raw_json_str(&raw("5")), None);
     }
 }

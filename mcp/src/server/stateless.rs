@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use rpc::ClientView;
 use rpc::jsonrpc::envelope::Request as RpcRequest;
+use rpc::jsonrpc::raw_json_str;
 use rpc::jsonrpc::response::result_body;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -27,7 +28,7 @@ use super::listen::listen;
 use super::methods::{self, Asked};
 use super::params::{
     CallParams, CompleteParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, PromptParams, ResourceParams,
-    TaskParams, WithMeta, json_str,
+    TaskParams, WithMeta,
 };
 use super::reply::{Reply, Status, stateless_status};
 use super::state::Inner;
@@ -67,7 +68,7 @@ fn admit<'a, P: WithMeta<'a>>(
         Some(_) => return Err(invalid_params("params must be an object carrying `_meta`")),
     };
     if let Some(name) = params.name() {
-        let Some(body_name) = json_str(name) else {
+        let Some(body_name) = raw_json_str(name) else {
             return Err(invalid_params("`name` must be a string"));
         };
         if let Some(mirror) = incoming.mirror {
@@ -91,7 +92,7 @@ fn admit<'a, P: WithMeta<'a>>(
     if !missing.is_empty() {
         return Err(invalid_params(format!("params._meta lacks the required {}", missing.join(" and "))));
     }
-    let version: Option<Cow<'_, str>> = envelope.protocol_version.and_then(json_str);
+    let version: Option<Cow<'_, str>> = envelope.protocol_version.and_then(raw_json_str);
     if let Some(mirror) = incoming.mirror {
         mirror.version(version.as_deref())?;
     }
@@ -251,7 +252,7 @@ async fn call(
 ) -> Reply {
     let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
     let Admitted { params, input_bytes, client, wanted } = admitted;
-    let Some(name) = params.name.and_then(json_str) else {
+    let Some(name) = params.name.and_then(raw_json_str) else {
         return fail(invalid_params("tools/call requires params with a `name`"));
     };
     let arguments: Map<String, Value> = match params.arguments {
@@ -334,7 +335,7 @@ async fn task_method(
             crate::tasks::EXTENSION
         )));
     }
-    let Some(task_id) = admitted.params.task_id.and_then(json_str) else {
+    let Some(task_id) = admitted.params.task_id.and_then(raw_json_str) else {
         return fail(invalid_params("params.taskId must be a string"));
     };
     let owner = incoming.caller.identity.as_ref().map(|i| i.subject.as_str());
@@ -386,7 +387,7 @@ async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_
         "resources/read" => match admit::<ResourceParams<'_>>(request, incoming) {
             Err(error) => Err(error),
             Ok(_) if !methods::serves(inner, method) => Err(methods::not_served(method)),
-            Ok(admitted) => match admitted.params.uri.and_then(json_str) {
+            Ok(admitted) => match admitted.params.uri.and_then(raw_json_str) {
                 None => Err(invalid_params("params.uri must be a string")),
                 Some(uri) => methods::read(inner, features, &asked(admitted.client, admitted.input_bytes), &uri).await,
             },
@@ -394,7 +395,7 @@ async fn beyond_tools(inner: &Arc<Inner>, id: &RawValue, request: &RpcRequest<'_
         "prompts/get" => match admit::<PromptParams<'_>>(request, incoming) {
             Err(error) => Err(error),
             Ok(_) if !methods::serves(inner, method) => Err(methods::not_served(method)),
-            Ok(admitted) => match admitted.params.name.and_then(json_str) {
+            Ok(admitted) => match admitted.params.name.and_then(raw_json_str) {
                 None => Err(invalid_params("params.name must be a string")),
                 Some(name) => {
                     let asked = asked(admitted.client, admitted.input_bytes);
