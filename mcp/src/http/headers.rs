@@ -75,15 +75,28 @@ impl HeaderMirror for Mirrored<'_> {
 /// of UTF-8) or the plain value; `None` for a malformed sentinel or bytes
 /// that are not visible ASCII.
 pub fn decode(raw: &[u8]) -> Option<Cow<'_, str>> {
-    let text = std::str::from_utf8(raw).ok()?;
-    if let Some(payload) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
-        let bytes = STANDARD.decode(payload).ok()?;
-        if STANDARD.encode(&bytes) != payload {
-            return None;
-        }
-        return String::from_utf8(bytes).ok().map(Cow::Owned);
+    let visible = raw.iter().all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
+    // Visible ASCII is UTF-8: this only turns the bytes into a `str`.
+    decode_visible(std::str::from_utf8(raw).ok().filter(|_| visible)?)
+}
+
+/// [`decode`] of a header value, read by `HeaderValue::to_str`, which
+/// accepts exactly visible ASCII and tab (a sentinel is ASCII too): one
+/// pass over the bytes instead of two.
+pub(crate) fn decode_value(value: &HeaderValue) -> Option<Cow<'_, str>> {
+    decode_visible(value.to_str().ok()?)
+}
+
+/// A visible-ASCII value: the sentinel's text, or the value itself.
+fn decode_visible(text: &str) -> Option<Cow<'_, str>> {
+    let Some(payload) = text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) else {
+        return Some(Cow::Borrowed(text));
+    };
+    let bytes = STANDARD.decode(payload).ok()?;
+    if STANDARD.encode(&bytes) != payload {
+        return None;
     }
-    text.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)).then_some(Cow::Borrowed(text))
+    String::from_utf8(bytes).ok().map(Cow::Owned)
 }
 
 /// Encodes `text` as a header value: plain when it is visible ASCII without
@@ -110,7 +123,7 @@ pub(crate) fn duplicated(headers: &HeaderMap) -> Option<HeaderName> {
 pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ()> {
     match headers.get(name) {
         None => Ok(None),
-        Some(value) => decode(value.as_bytes()).map(Some).ok_or(()),
+        Some(value) => decode_value(value).map(Some).ok_or(()),
     }
 }
 
@@ -168,7 +181,7 @@ pub(crate) fn check_params(
                 ));
             }
             (Some(raw), Some(value)) => {
-                let Some(decoded) = decode(raw.as_bytes()) else {
+                let Some(decoded) = decode_value(raw) else {
                     return Err(format!("the Mcp-Param-{} header is malformed", param.header));
                 };
                 if !matches(param, value, &decoded) {
@@ -198,6 +211,12 @@ mod tests {
         assert_eq!(decode(b"=?base64?not base64?="), None);
         assert_eq!(decode(b"=?base64?SGVsbG9=?="), None, "non-canonical padding");
         assert_eq!(decode("caf\u{e9}".as_bytes()), None, "raw non-ASCII is not a header value");
+        for raw in [&b"us-west1"[..], b"=?base64?SGVsbG8sIOS4lueVjA==?=", b"=?base64?SGVsbG9=?=", b"a\tb", b""] {
+            let value = HeaderValue::from_bytes(raw).unwrap();
+            assert_eq!(decode_value(&value), decode(raw), "{raw:?}");
+        }
+        let obs_text = HeaderValue::from_bytes("caf\u{e9}".as_bytes()).unwrap();
+        assert_eq!(decode_value(&obs_text), None, "obs-text is not a mirrored value");
         for text in ["us-west1", "Hello, 世界", "=?base64?literal?=", " padded ", "line\nbreak", ""] {
             let encoded = encode(text).unwrap();
             assert_eq!(decode(encoded.as_bytes()).as_deref(), Some(text), "{text:?} round-trips");
