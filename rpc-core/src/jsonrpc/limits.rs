@@ -254,7 +254,7 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let len = (seed % 150) as usize;
-            let quiet = (seed >> 8) % 4 == 0;
+            let quiet = (seed >> 8).is_multiple_of(4);
             let bytes: Vec<u8> = (0..len)
                 .map(|k| {
                     let pick = (seed.rotate_left(k as u32 % 64) ^ (k as u64 * 0x2545_F491)) % 97;
