@@ -81,6 +81,16 @@ pub struct ErrorEvent<'a> {
 /// A listener to the pipeline's events. Every method has a default that
 /// does nothing; implement those you need.
 pub trait Listener: Send + Sync + 'static {
+    /// Whether this listener implements [`on_request`](Self::on_request):
+    /// when no listener of an executor does, calls skip building the
+    /// request event (and a transport's raw parameters stay unread until
+    /// needed, see [`Call::named_raw`](crate::call::Call::named_raw)).
+    /// Defaults to `true`; return `false` from a listener that leaves
+    /// `on_request` to its default.
+    fn watches_requests(&self) -> bool {
+        true
+    }
+
     /// The request as received: change `request.method` or
     /// `request.params` to run another call; an error refuses it.
     fn on_request<'a>(&'a self, request: &'a mut RequestEvent) -> MaybeReady<'a, Result<(), RpcError>> {
@@ -164,6 +174,11 @@ impl Listeners {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether any listener implements `on_request`.
+    pub(crate) fn watch_requests(&self) -> bool {
+        self.0.iter().any(|l| l.watches_requests())
     }
 
     pub(crate) fn len(&self) -> usize {

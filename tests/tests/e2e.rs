@@ -41,6 +41,7 @@ mod pipeline_cache;
 mod pipeline_events;
 mod pipeline_locks;
 mod pipeline_queue;
+mod pipeline_raw_params;
 mod pipeline_special;
 mod registration;
 mod security_access;

@@ -47,6 +47,10 @@ impl ActivityLog {
 pub struct ActivityListener(pub Arc<ActivityLog>);
 
 impl Listener for ActivityListener {
+    fn watches_requests(&self) -> bool {
+        false
+    }
+
     fn after_response<'a>(&'a self, call: &'a CallInfo, _result: &'a RawValue) -> MaybeReady<'a, ()> {
         self.0.count(call.method.name(), |a| a.answered += 1);
         MaybeReady::ready(())

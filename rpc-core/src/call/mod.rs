@@ -39,6 +39,9 @@ pub struct Call<'a> {
     pub version: u32,
     /// The parameters.
     pub params: Params,
+    /// The named parameters as raw JSON text (an object), when the
+    /// transport left them unread (see [`named_raw`](Self::named_raw)).
+    pub raw_named: Option<&'a serde_json::value::RawValue>,
     /// Restricts the lookup to one API group (an MCP endpoint serves one group).
     pub scope: Option<&'a str>,
     /// The transport the call came through.
@@ -81,6 +84,7 @@ impl<'a> Call<'a> {
             method,
             version,
             params,
+            raw_named: None,
             scope: None,
             transport: Transport::JsonRpc,
             context: None,
@@ -105,6 +109,20 @@ impl<'a> Call<'a> {
     pub fn from_client(mut self, peer: Option<std::net::IpAddr>) -> Self {
         self.metered = true;
         self.peer = peer;
+        self
+    }
+
+    /// Named parameters given as their raw JSON text (an object; `params`
+    /// stays [`Params::None`]): the executor reads them only when it needs
+    /// them. A repeated call of a cached method with the same text (and the
+    /// same caller) finds its cache slot without reading, binding and
+    /// validating them again: those are functions of the text, and only a
+    /// text that passed them is remembered. Listeners that see requests
+    /// ([`Listener::watches_requests`](crate::events::Listener::watches_requests))
+    /// get them read, as before.
+    pub fn named_raw(mut self, raw: &'a serde_json::value::RawValue) -> Self {
+        self.params = Params::None;
+        self.raw_named = Some(raw);
         self
     }
 

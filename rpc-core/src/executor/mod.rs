@@ -10,29 +10,33 @@
 //! [`store`](crate::store) for where cached results and locks live.
 
 mod after;
+mod binding;
 mod cache;
 mod cache_control;
+mod invoke;
 mod keys;
 mod lock;
 mod log;
+mod raw_slots;
 
+use binding::{bind_and_validate, read_named};
 use cache::{CacheSlot, Lookup};
+use invoke::invoke;
 use log::{Shown, level_enabled, log_error, log_level};
+use raw_slots::RawSlots;
 
 use std::future::Future;
 use std::net::IpAddr;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 pub use crate::call::{Call, CallInfo, LARGE_INPUT_BYTES, Params, Stage, Transport};
 use crate::context::Context;
-use crate::descriptor::{InvokeResult, Invoked};
+use crate::descriptor::InvokeResult;
 use crate::error::{Environment, RpcError};
 use crate::events::{ErrorEvent, Listener, Listeners, RequestEvent};
 use crate::identity::Identity;
@@ -91,6 +95,8 @@ struct Shared {
     rates: RateLimits,
     /// Counts while the rate store fails.
     rates_fallback: Arc<MemoryRates>,
+    /// Cache slots by the raw text of their parameters.
+    raw_slots: Arc<RawSlots>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -116,6 +122,7 @@ impl Executor {
                 stores: Stores::default(),
                 rates: RateLimits::default(),
                 rates_fallback: Arc::new(MemoryRates::new()),
+                raw_slots: Arc::default(),
             }),
         }
     }
@@ -123,7 +130,10 @@ impl Executor {
     /// The configuration, for a builder method to change (copied first if
     /// a clone shares it).
     fn configure(&mut self) -> &mut Shared {
-        Arc::make_mut(&mut self.shared)
+        let shared = Arc::make_mut(&mut self.shared);
+        // A changed configuration starts with no remembered slots.
+        shared.raw_slots = Arc::default();
+        shared
     }
 
     /// Limits how many calls (and MCP sessions) each client starts
@@ -207,6 +217,13 @@ impl Executor {
         self.shared.env
     }
 
+    /// How many cache slots are remembered by the raw text of their
+    /// parameters (see [`Call::named_raw`]; bounded, for tests).
+    #[doc(hidden)]
+    pub fn remembered_raw_slots(&self) -> usize {
+        self.shared.raw_slots.len()
+    }
+
     /// The stores of cached results and locks.
     pub fn stores(&self) -> &Stores {
         &self.shared.stores
@@ -221,12 +238,21 @@ impl Executor {
             let error = RpcError::rate_limited("calls", wait);
             return self.fail(&call, None, None, Stage::RateLimit, error).await;
         }
-        let renamed = match self.shared.listeners.is_empty() {
-            true => None,
-            false => match self.on_request(&mut call).await {
-                Ok(renamed) => renamed,
-                Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
-            },
+        let renamed = match self.shared.listeners.watch_requests() {
+            false => None,
+            true => {
+                // Listeners see the parameters read.
+                if let Some(raw) = call.raw_named.take() {
+                    match cpu_bound(call.input_bytes, || read_named(raw)) {
+                        Ok(params) => call.params = params,
+                        Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
+                    }
+                }
+                match self.on_request(&mut call).await {
+                    Ok(renamed) => renamed,
+                    Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
+                }
+            }
         };
         let name = renamed.as_deref().unwrap_or(call.method);
         let found = match call.resolved.take() {
@@ -245,7 +271,29 @@ impl Executor {
                 return self.fail(&call, Some(method), None, Stage::Access, error).await;
             }
         }
-        let params = std::mem::take(&mut call.params);
+        let descriptor = method.descriptor();
+        let policy = descriptor.cache.filter(|policy| policy.applies_in(self.shared.env));
+        let raw = call.raw_named.take();
+        // Raw text this method and caller sent before: its slot, unread.
+        let mut remembered = None;
+        if let (Some(raw), Some(_), false) = (raw, &policy, call.ignore_cache) {
+            let subject = call.caller().map(|identity| identity.subject.as_str());
+            if let Some(slot) = self.shared.raw_slots.get(&method, call.version, subject, raw.get()) {
+                match self.cache_lookup(&slot, false).await {
+                    Lookup::Hit(hit) => {
+                        return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+                    }
+                    Lookup::Miss(current) => remembered = Some((slot, current)),
+                }
+            }
+        }
+        let params = match raw {
+            Some(raw) => match cpu_bound(call.input_bytes, || read_named(raw)) {
+                Ok(params) => params,
+                Err(e) => return self.fail(&call, Some(method), None, Stage::Validation, e).await,
+            },
+            None => std::mem::take(&mut call.params),
+        };
         let params = match cpu_bound(call.input_bytes, || bind_and_validate(&method, params)) {
             Ok(params) => params,
             Err((e, bound)) => return self.fail(&call, Some(method), bound.as_ref(), Stage::Validation, e).await,
@@ -256,22 +304,31 @@ impl Executor {
             Some(context) => context,
             None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
         };
-        let descriptor = method.descriptor();
-        let cache_slot = descriptor.cache.filter(|policy| policy.applies_in(self.shared.env)).map(|policy| {
-            // Hashing large arguments is CPU work like validating them.
-            cpu_bound(call.input_bytes, || {
-                CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
-            })
-        });
         let mut stamp = None;
-        if let Some(slot) = &cache_slot {
-            match self.cache_lookup(slot, call.ignore_cache).await {
-                Lookup::Hit(hit) => {
-                    return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
-                }
-                Lookup::Miss(current) => stamp = current,
+        let cache_slot = match (remembered, policy) {
+            (Some((slot, current)), _) => {
+                stamp = current;
+                Some(slot)
             }
-        }
+            (None, None) => None,
+            (None, Some(policy)) => {
+                // Hashing large arguments is CPU work like validating them.
+                let slot = Arc::new(cpu_bound(call.input_bytes, || {
+                    CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
+                }));
+                if let Some(raw) = raw {
+                    let subject = context.identity().map(|identity| identity.subject.as_str());
+                    self.shared.raw_slots.remember(&method, call.version, subject, raw.get(), Arc::clone(&slot));
+                }
+                match self.cache_lookup(&slot, call.ignore_cache).await {
+                    Lookup::Hit(hit) => {
+                        return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+                    }
+                    Lookup::Miss(current) => stamp = current,
+                }
+                Some(slot)
+            }
+        };
         let needs_record = !self.shared.listeners.is_empty() || !descriptor.invalidates.is_empty();
         let record = needs_record.then(|| CallInfo {
             id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
@@ -471,32 +528,6 @@ impl Executor {
     }
 }
 
-/// Calls the method: panics contained, an async method abandoned after `timeout`.
-async fn invoke(
-    method: &Method,
-    params: Map<String, Value>,
-    context: &Context,
-    timeout: Option<Duration>,
-) -> InvokeResult {
-    let invoke = method.descriptor().invoke;
-    let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params, context)));
-    match invoked {
-        Ok(Invoked::Ready(result)) => result,
-        Ok(Invoked::Pending(future)) => {
-            let guarded = AssertUnwindSafe(future).catch_unwind();
-            let outcome = match timeout {
-                Some(limit) => match tokio::time::timeout(limit, guarded).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => return Err(RpcError::timed_out(method.name(), limit)),
-                },
-                None => guarded.await,
-            };
-            outcome.unwrap_or_else(|panic| Err(panic_error(method.name(), panic.as_ref())))
-        }
-        Err(panic) => Err(panic_error(method.name(), panic.as_ref())),
-    }
-}
-
 /// Runs `work`, under `block_in_place` when the input is large
 /// ([`LARGE_INPUT_BYTES`]) and the current runtime is multi-threaded (on a
 /// current-thread runtime, or outside tokio, it runs as it is).
@@ -506,50 +537,6 @@ pub fn cpu_bound<T>(input_bytes: usize, work: impl FnOnce() -> T) -> T {
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
     };
     if input_bytes >= LARGE_INPUT_BYTES && multi_threaded() { tokio::task::block_in_place(work) } else { work() }
-}
-
-/// A failed binding or validation: the error, and the bound parameters
-/// when they could be bound (for the error's log line and `on_error`).
-type Rejected = (RpcError, Option<Map<String, Value>>);
-
-/// The named parameters of a call, validated against the method's schema.
-fn bind_and_validate(method: &Method, params: Params) -> Result<Map<String, Value>, Rejected> {
-    let params = Value::Object(bind(method, params).map_err(|e| (e, None))?);
-    let checked = method.validator().validate(method.name(), &params);
-    let Value::Object(params) = params else {
-        return Err((RpcError::internal("bound parameters are an object"), None));
-    };
-    match checked {
-        Ok(()) => Ok(params),
-        Err(e) => Err((e, Some(params))),
-    }
-}
-
-/// Binds positional parameters to names; named ones pass through.
-fn bind(method: &Method, params: Params) -> Result<Map<String, Value>, RpcError> {
-    match params {
-        Params::None => Ok(Map::new()),
-        Params::Named(map) => Ok(map),
-        Params::Positional(values) => {
-            let declared: Vec<&str> =
-                method.descriptor().params.iter().filter(|p| p.is_param).map(|p| p.name).collect();
-            if values.len() > declared.len() {
-                return Err(RpcError::invalid_params(format!(
-                    "{} takes at most {} positional parameter(s), {} given",
-                    method.name(),
-                    declared.len(),
-                    values.len()
-                )));
-            }
-            Ok(declared.into_iter().map(str::to_owned).zip(values).collect())
-        }
-    }
-}
-
-fn panic_error(method: &str, panic: &(dyn std::any::Any + Send)) -> RpcError {
-    let message = crate::panic::message(panic);
-    tracing::error!(method, panic = %crate::logged::logged_up_to(&message, 512), "method panicked");
-    RpcError::internal(format!("method `{method}` panicked: {message}")).with_kind("panic")
 }
 
 #[cfg(test)]

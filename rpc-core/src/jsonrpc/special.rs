@@ -59,6 +59,14 @@ struct Raw {
     ray_id: Option<Value>,
 }
 
+/// Whether raw named parameters may hold the call options (`$rpc`,
+/// written plainly or with `$` escaped as `\u0024`): when not, they need
+/// no [`split`] and may go to the executor unread.
+pub fn may_hold(raw: &str) -> bool {
+    memchr::memmem::find(raw.as_bytes(), SPECIAL.as_bytes()).is_some()
+        || memchr::memmem::find(raw.as_bytes(), b"\\u0024").is_some()
+}
+
 /// Splits `$rpc` off named `params`: what it asked for (`None`: absent),
 /// or `-32602` saying what is wrong with it.
 pub fn split(params: &mut Params) -> Result<Option<Special>, RpcError> {
@@ -108,6 +116,15 @@ mod tests {
             Value::Object(m) => Params::Named(m),
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn may_hold_finds_every_spelling() {
+        assert!(may_hold(r#"{"id":1,"$rpc":{"timeout":1}}"#));
+        assert!(may_hold(r#"{"id":1,"\u0024rpc":{"timeout":1}}"#));
+        assert!(!may_hold(r#"{"id":1,"name":"rpc$"}"#));
+        let escaped: serde_json::Map<String, Value> = serde_json::from_str(r#"{"\u0024rpc":{}}"#).unwrap();
+        assert!(escaped.contains_key(SPECIAL), "the escape this looks for is the one JSON reads as `$`");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::server::body::{
 };
 use crate::server::route::{PeerAddr, PublicUrl, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
-use rpc_core::executor::{Call, Execution, Executor, Transport};
+use rpc_core::executor::{Call, Execution, Executor, Params, Transport};
 use rpc_core::i18n::Translations;
 use rpc_core::jsonrpc::chain;
 use rpc_core::jsonrpc::envelope::{self, Message};
@@ -364,9 +364,15 @@ impl JsonRpcService {
             (request.id.map(|id| error_body(Some(id), &error, env)), None, None)
         };
         let input_bytes = request.params.map_or(0, |p| p.get().len());
-        let mut params = match rpc_core::executor::cpu_bound(input_bytes, || request.params()) {
-            Ok(params) => params,
-            Err(error) => return refused(error).await,
+        // Named parameters without call options go to the executor unread
+        // (a repeated cached call is answered without reading them).
+        let unread = request.params.filter(|p| p.get().starts_with('{') && !special::may_hold(p.get()));
+        let mut params = match unread {
+            Some(_) => Params::None,
+            None => match rpc_core::executor::cpu_bound(input_bytes, || request.params()) {
+                Ok(params) => params,
+                Err(error) => return refused(error).await,
+            },
         };
         let special = match special::split(&mut params) {
             Ok(special) => special.unwrap_or_default(),
@@ -392,6 +398,9 @@ impl JsonRpcService {
             .timeout(special.timeout);
         if let Some(scope) = self.inner.scope.as_deref() {
             call = call.scope(scope);
+        }
+        if let Some(raw) = unread {
+            call = call.named_raw(raw);
         }
         let execution = self.inner.executor.execute(call).await;
         let Some(id) = request.id else {
