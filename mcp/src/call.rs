@@ -145,6 +145,68 @@ pub struct CallParams<'a> {
     pub arguments: Option<Map<String, Value>>,
 }
 
+/// The arguments of a `tools/call`: read into a map, or the raw text of
+/// their JSON object, which the executor reads only when it needs to (a
+/// repeated call of a cached tool is answered without reading them, see
+/// [`rpc::Call::named_raw`]).
+#[derive(Debug, Clone)]
+pub enum Arguments<'a> {
+    /// Read.
+    Read(Map<String, Value>),
+    /// A JSON object's text, unread.
+    Raw(Cow<'a, RawValue>),
+}
+
+impl<'a> Arguments<'a> {
+    /// The `arguments` member as given: absent or `null` is no arguments,
+    /// an object is kept unread; anything else is `-32602`.
+    pub fn from_member(member: Option<&'a RawValue>) -> Result<Self, RpcError> {
+        match member {
+            None => Ok(Arguments::Read(Map::new())),
+            Some(raw) if raw.get() == "null" => Ok(Arguments::Read(Map::new())),
+            Some(raw) if raw.get().starts_with('{') => Ok(Arguments::Raw(Cow::Borrowed(raw))),
+            Some(_) => Err(RpcError::invalid_params("`arguments` must be an object")),
+        }
+    }
+
+    /// The arguments read (once; they stay read): `-32602` for an object
+    /// a parser cannot read (a number beyond `f64`, too deep).
+    pub fn read(&mut self) -> Result<&Map<String, Value>, RpcError> {
+        if let Arguments::Raw(raw) = self {
+            let map = serde_json::from_str::<Map<String, Value>>(raw.get())
+                .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))?;
+            *self = Arguments::Read(map);
+        }
+        match self {
+            Arguments::Read(map) => Ok(map),
+            Arguments::Raw(_) => Err(RpcError::internal("arguments left unread")),
+        }
+    }
+
+    /// The arguments read, as a map.
+    pub fn into_map(mut self) -> Result<Map<String, Value>, RpcError> {
+        self.read()?;
+        match self {
+            Arguments::Read(map) => Ok(map),
+            Arguments::Raw(_) => Err(RpcError::internal("arguments left unread")),
+        }
+    }
+
+    /// The arguments with everything they borrow copied.
+    pub fn into_owned(self) -> Arguments<'static> {
+        match self {
+            Arguments::Read(map) => Arguments::Read(map),
+            Arguments::Raw(raw) => Arguments::Raw(Cow::Owned(raw.into_owned())),
+        }
+    }
+}
+
+impl From<Map<String, Value>> for Arguments<'_> {
+    fn from(map: Map<String, Value>) -> Self {
+        Arguments::Read(map)
+    }
+}
+
 /// Runs `tool` (looked up by `name`; `None`: there is none) with
 /// `arguments`; the method gets `context`.
 pub async fn call_tool(
@@ -152,7 +214,7 @@ pub async fn call_tool(
     tool: Option<&Tool>,
     target: CallTarget<'_>,
     name: &str,
-    arguments: Map<String, Value>,
+    arguments: Arguments<'_>,
     context: Context,
 ) -> CallOutcome {
     let env = executor.environment();
@@ -172,7 +234,12 @@ pub async fn call_tool(
         let error = RpcError::new(protocol.code, format!("the client lacks capabilities: {}", missing.join(", ")));
         return refuse(error, protocol).await;
     }
-    let call = Call::new(name, target.version, Params::Named(arguments))
+    let mut arguments = arguments;
+    let call = match &mut arguments {
+        Arguments::Read(map) => Call::new(name, target.version, Params::Named(std::mem::take(map))),
+        Arguments::Raw(raw) => Call::new(name, target.version, Params::None).named_raw(raw),
+    };
+    let call = call
         .resolved(Arc::clone(&tool.method))
         .scope(target.group)
         .transport(Transport::Mcp)

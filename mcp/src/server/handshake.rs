@@ -31,7 +31,7 @@ use super::params::{
 use super::reply::{Reply, Status, handshake_status, write_error, write_outcome};
 use super::state::Inner;
 use super::tool_call::{self, ToolCall};
-use crate::call::ProtocolError;
+use crate::call::{Arguments, ProtocolError};
 use crate::notify::Wanted;
 use crate::protocol::{ProtocolVersion, code};
 use crate::session::{ClientInfo, Session, SessionError, new_session_id};
@@ -98,7 +98,7 @@ pub(crate) async fn single(
 }
 
 /// A `tools/call` as read: the tool's name, its arguments, the progress token.
-type ReadCall<'a> = (Cow<'a, str>, Map<String, Value>, Option<Box<RawValue>>);
+type ReadCall<'a> = (Cow<'a, str>, Arguments<'a>, Option<Box<RawValue>>);
 
 /// The `tools/call` of this era: the arguments, the progress token.
 fn read_call<'a>(req: &'a RpcRequest<'a>) -> Result<ReadCall<'a>, RpcError> {
@@ -110,11 +110,7 @@ fn read_call<'a>(req: &'a RpcRequest<'a>) -> Result<ReadCall<'a>, RpcError> {
     let Some(name) = params.name.and_then(raw_json_str) else {
         return Err(RpcError::invalid_params("tools/call requires params with a `name`"));
     };
-    let arguments = match params.arguments.take() {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map,
-        Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),
-    };
+    let arguments = Arguments::from_member(params.arguments.take())?;
     let progress_token = match params.meta.take() {
         None => None,
         Some(MetaSlot::NotObject) => return Err(RpcError::invalid_params("`_meta` must be an object")),

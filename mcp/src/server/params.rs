@@ -26,8 +26,9 @@ pub(crate) struct CallParams<'a> {
     /// The tool name, raw: a name that is not a string gets its own error.
     #[serde(borrow, default)]
     pub name: Option<&'a RawValue>,
-    #[serde(default)]
-    pub arguments: Option<Value>,
+    /// The arguments, raw: read only when needed (see [`crate::call::Arguments`]).
+    #[serde(borrow, default)]
+    pub arguments: Option<&'a RawValue>,
     /// 2026-07-28: the answers to an input-required round.
     #[serde(rename = "inputResponses", default)]
     pub input_responses: Option<Value>,

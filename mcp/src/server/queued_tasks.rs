@@ -14,6 +14,7 @@ use tokio::sync::watch;
 use super::state::Inner;
 use super::tasks::{TaskAsker, finish, watch_for_end};
 use super::tool_call::{self, ToolCall};
+use crate::call::Arguments;
 use crate::http::McpEndpoint;
 use crate::notify::Wanted;
 use crate::protocol::ProtocolVersion;
@@ -58,7 +59,7 @@ async fn run(inner: &Arc<Inner>, job: TaskJob) -> QueuedRun {
         id: Cow::Owned(id),
         name: Cow::Owned(job.tool.clone()),
         identity: job.caller(),
-        arguments: job.arguments,
+        arguments: Arguments::Read(job.arguments),
         version: job.version,
         protocol,
         client: ClientView::new(Some(protocol.as_str().into()), job.capabilities, job.client_info),

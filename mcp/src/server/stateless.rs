@@ -20,7 +20,7 @@ use rpc::jsonrpc::envelope::Request as RpcRequest;
 use rpc::jsonrpc::raw_json_str;
 use rpc::jsonrpc::response::result_body;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::askers::Round;
 use super::incoming::Incoming;
@@ -33,7 +33,7 @@ use super::params::{
 use super::reply::{Reply, Status, stateless_status};
 use super::state::Inner;
 use super::tool_call::{self, ToolCall};
-use crate::call::ProtocolError;
+use crate::call::{Arguments, ProtocolError};
 use crate::notify::Wanted;
 use crate::protocol::{ProtocolVersion, code, meta};
 use crate::session::{ClientInfo, KnownCapabilities};
@@ -255,16 +255,20 @@ async fn call(
     let Some(name) = params.name.and_then(raw_json_str) else {
         return fail(invalid_params("tools/call requires params with a `name`"));
     };
-    let arguments: Map<String, Value> = match params.arguments {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map,
-        Some(_) => return fail(invalid_params("`arguments` must be an object")),
+    let Ok(mut arguments) = Arguments::from_member(params.arguments) else {
+        return fail(invalid_params("`arguments` must be an object"));
     };
+    let env = inner.executor.environment();
     let tool = tools.get(&name);
-    if let (Some(mirror), Some(tool)) = (incoming.mirror, tool)
-        && let Err(error) = mirror.arguments(tool, &arguments)
-    {
-        return fail(error);
+    // Only a tool with mirrored parameters has its arguments read here.
+    if let (Some(mirror), Some(tool)) = (incoming.mirror, tool.filter(|t| !t.mirrored.is_empty())) {
+        let checked = match arguments.read() {
+            Ok(read) => mirror.arguments(tool, read),
+            Err(error) => Err(ProtocolError::from_rpc(&error, env)),
+        };
+        if let Err(error) = checked {
+            return fail(error);
+        }
     }
     // A tool that takes tasks runs as one for a client that takes them.
     let as_task = match tool.map(|t| t.method.descriptor().tool) {
@@ -282,16 +286,18 @@ async fn call(
     // A tool that may ask the client gets an input-required round.
     let round = match tool.filter(|t| t.takes_context) {
         None => None,
-        Some(_) => match Round::open(
-            &inner.config,
-            "tools/call",
-            &name,
-            &arguments,
-            params.input_responses,
-            params.request_state.as_deref(),
-        ) {
+        Some(_) => match arguments.read().and_then(|read| {
+            Round::open(
+                &inner.config,
+                "tools/call",
+                &name,
+                read,
+                params.input_responses,
+                params.request_state.as_deref(),
+            )
+        }) {
             Ok(round) => Some(round),
-            Err(error) => return fail(ProtocolError::from_rpc(&error, inner.executor.environment())),
+            Err(error) => return fail(ProtocolError::from_rpc(&error, env)),
         },
     };
     let call = ToolCall {

@@ -147,13 +147,17 @@ async fn hand_over(
     call: ToolCall<'_>,
     record: &TaskRecord,
 ) -> Result<(), ProtocolError> {
+    let arguments = match call.arguments.into_map() {
+        Ok(map) => map,
+        Err(error) => return Err(ProtocolError::from_rpc(&error, inner.executor.environment())),
+    };
     let job = TaskJob {
         v: TASK_JOB_FORMAT,
         task_id: record.id.clone(),
         tool: call.name.into_owned(),
         version: call.version,
         protocol: call.protocol.as_str().to_owned(),
-        arguments: call.arguments,
+        arguments,
         owner: record.owner.clone(),
         identity: call.identity.as_deref().cloned(),
         language: inner.translations.tag(call.language).to_owned(),

@@ -16,14 +16,13 @@ use rpc::ask::ClientAsker;
 use rpc::i18n::Language;
 use rpc::{ClientView, Context, Identity, Transport};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::askers::{Round, StreamAsker};
 use super::incoming::Accepts;
 use super::reply::{Reply, Status, write_error, write_outcome};
 use super::state::Inner;
 use super::stream::{self, CallFuture, Finished, Started};
-use crate::call::{CallTarget, ProtocolError, call_tool};
+use crate::call::{Arguments, CallTarget, ProtocolError, call_tool};
 use crate::notify::{NotificationSink, Wanted};
 use crate::protocol::{ProtocolVersion, code};
 
@@ -34,7 +33,7 @@ pub(crate) struct ToolCall<'a> {
     /// The tool.
     pub name: Cow<'a, str>,
     /// Its arguments.
-    pub arguments: Map<String, Value>,
+    pub arguments: Arguments<'a>,
     /// The API version served.
     pub version: u32,
     /// The revision the request is served at.
@@ -115,7 +114,7 @@ impl ToolCall<'_> {
             id: Cow::Owned(self.id.into_owned()),
             name: Cow::Owned(self.name.into_owned()),
             cancel_scope: self.cancel_scope.map(|s| Cow::Owned(s.into_owned())),
-            arguments: self.arguments,
+            arguments: self.arguments.into_owned(),
             version: self.version,
             protocol: self.protocol,
             client: self.client,
