@@ -173,9 +173,7 @@ impl<'a> Arguments<'a> {
     /// a parser cannot read (a number beyond `f64`, too deep).
     pub fn read(&mut self) -> Result<&Map<String, Value>, RpcError> {
         if let Arguments::Raw(raw) = self {
-            let map = serde_json::from_str::<Map<String, Value>>(raw.get())
-                .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))?;
-            *self = Arguments::Read(map);
+            *self = Arguments::Read(rpc::call::read_params(raw)?);
         }
         match self {
             Arguments::Read(map) => Ok(map),
@@ -184,11 +182,10 @@ impl<'a> Arguments<'a> {
     }
 
     /// The arguments read, as a map.
-    pub fn into_map(mut self) -> Result<Map<String, Value>, RpcError> {
-        self.read()?;
+    pub fn into_map(self) -> Result<Map<String, Value>, RpcError> {
         match self {
             Arguments::Read(map) => Ok(map),
-            Arguments::Raw(_) => Err(RpcError::internal("arguments left unread")),
+            Arguments::Raw(raw) => rpc::call::read_params(&raw),
         }
     }
 
@@ -198,12 +195,6 @@ impl<'a> Arguments<'a> {
             Arguments::Read(map) => Arguments::Read(map),
             Arguments::Raw(raw) => Arguments::Raw(Cow::Owned(raw.into_owned())),
         }
-    }
-}
-
-impl From<Map<String, Value>> for Arguments<'_> {
-    fn from(map: Map<String, Value>) -> Self {
-        Arguments::Read(map)
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
+use crate::error::RpcError;
 use crate::identity::Identity;
 use crate::registry::Method;
 
@@ -26,6 +27,13 @@ pub enum Params {
     Named(Map<String, Value>),
     /// By position, in declaration order.
     Positional(Vec<Value>),
+}
+
+/// Parameters read from their raw JSON text into `T` (which may borrow
+/// from it): what every transport and the executor read them with, so a
+/// text that cannot be read gets the same `-32602` wherever it is read.
+pub fn read_params<'a, T: serde::Deserialize<'a>>(raw: &'a serde_json::value::RawValue) -> Result<T, RpcError> {
+    serde_json::from_str(raw.get()).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
 }
 
 /// One call to execute: `Call::new(method, version, params)`, then

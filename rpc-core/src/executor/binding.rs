@@ -4,16 +4,14 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::call::Params;
+use crate::call::{Params, read_params};
 use crate::error::RpcError;
 use crate::registry::Method;
 
 /// Named parameters given as raw text ([`Call::named_raw`](crate::call::Call::named_raw)),
-/// read as a transport reads them (the same `-32602` when they cannot be).
+/// read as a transport reads them ([`read_params`]).
 pub(super) fn read_named(raw: &RawValue) -> Result<Params, RpcError> {
-    serde_json::from_str::<Map<String, Value>>(raw.get())
-        .map(Params::Named)
-        .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+    read_params::<Map<String, Value>>(raw).map(Params::Named)
 }
 
 /// A failed binding or validation: the error, and the bound parameters

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::call::read_params;
 use crate::error::RpcError;
 use crate::executor::Params;
 use crate::jsonrpc::limits::JsonLimits;
@@ -90,20 +91,16 @@ impl<'a> Request<'a> {
     pub fn params(&self) -> Result<Params, RpcError> {
         match self.params {
             None => Ok(Params::None),
-            Some(p) if p.get().starts_with('[') => parse_params::<Vec<Value>>(p).map(Params::Positional),
-            Some(p) => parse_params::<Map<String, Value>>(p).map(Params::Named),
+            Some(p) if p.get().starts_with('[') => read_params::<Vec<Value>>(p).map(Params::Positional),
+            Some(p) => read_params::<Map<String, Value>>(p).map(Params::Named),
         }
     }
 
     /// The parameters deserialised into `T`, which may borrow from the body
     /// (`None`: absent); a mismatch is `-32602`.
     pub fn params_as<T: Deserialize<'a>>(&self) -> Result<Option<T>, RpcError> {
-        self.params.map(parse_params).transpose()
+        self.params.map(read_params).transpose()
     }
-}
-
-fn parse_params<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Result<T, RpcError> {
-    serde_json::from_str(raw.get()).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
 }
 
 /// An invalid message: the error and the id to answer with, if readable.
