@@ -23,7 +23,7 @@ use binding::{bind_and_validate, read_named};
 use cache::{CacheSlot, Lookup};
 use invoke::invoke;
 use log::{Shown, level_enabled, log_error, log_level};
-use raw_slots::RawSlots;
+use raw_slots::{RawSlots, TextKey};
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -278,7 +278,8 @@ impl Executor {
         let mut remembered = None;
         if let (Some(raw), Some(_), false) = (raw, &policy, call.ignore_cache) {
             let subject = call.caller().map(|identity| identity.subject.as_str());
-            if let Some(slot) = self.shared.raw_slots.get(&method, call.version, subject, raw.get()) {
+            let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
+            if let Some(slot) = self.shared.raw_slots.get(&key) {
                 match self.cache_lookup(&slot, false).await {
                     Lookup::Hit(hit) => {
                         return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
@@ -317,8 +318,10 @@ impl Executor {
                     CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
                 }));
                 if let Some(raw) = raw {
+                    // The caller now speaks through the context (the same identity).
                     let subject = context.identity().map(|identity| identity.subject.as_str());
-                    self.shared.raw_slots.remember(&method, call.version, subject, raw.get(), Arc::clone(&slot));
+                    let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
+                    self.shared.raw_slots.remember(&key, Arc::clone(&slot));
                 }
                 match self.cache_lookup(&slot, call.ignore_cache).await {
                     Lookup::Hit(hit) => {

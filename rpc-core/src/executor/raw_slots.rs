@@ -41,62 +41,66 @@ struct Entry {
     slot: Arc<CacheSlot>,
 }
 
+/// What a text is remembered by: the method, the version, the caller's
+/// subject and the text itself.
+pub(super) struct TextKey<'a> {
+    pub method: &'a Arc<Method>,
+    pub version: u32,
+    pub subject: Option<&'a str>,
+    pub text: &'a str,
+}
+
+impl TextKey<'_> {
+    /// Whether `entry` was remembered for this key.
+    fn matches(&self, entry: &Entry) -> bool {
+        Arc::ptr_eq(&entry.method, self.method)
+            && entry.version == self.version
+            && entry.subject.as_deref() == self.subject
+            && &*entry.text == self.text
+    }
+}
+
 impl RawSlots {
-    fn hash(&self, method: &Method, version: u32, subject: Option<&str>, text: &str) -> u64 {
+    /// The key's hash, or `None` for a text too long to remember.
+    fn hash(&self, key: &TextKey<'_>) -> Option<u64> {
+        if key.text.len() > MAX_TEXT_BYTES {
+            return None;
+        }
         let mut h = self.hasher.build_hasher();
-        h.write(method.name().as_bytes());
-        h.write_u32(version);
-        match subject {
+        h.write(key.method.name().as_bytes());
+        h.write_u32(key.version);
+        match key.subject {
             Some(subject) => {
                 h.write_u8(1);
                 h.write(subject.as_bytes());
             }
             None => h.write_u8(0),
         }
-        h.write(text.as_bytes());
-        h.finish()
+        h.write(key.text.as_bytes());
+        Some(h.finish())
     }
 
-    /// The slot remembered for this call's text, if any.
-    pub(super) fn get(
-        &self,
-        method: &Arc<Method>,
-        version: u32,
-        subject: Option<&str>,
-        text: &str,
-    ) -> Option<Arc<CacheSlot>> {
-        if text.len() > MAX_TEXT_BYTES {
-            return None;
-        }
-        let hash = self.hash(method, version, subject, text);
+    /// The slot remembered for this key, if any.
+    pub(super) fn get(&self, key: &TextKey<'_>) -> Option<Arc<CacheSlot>> {
+        let hash = self.hash(key)?;
         let entries = self.entries.lock().ok()?;
-        let entry = entries.get(&hash)?;
-        let same = Arc::ptr_eq(&entry.method, method)
-            && entry.version == version
-            && entry.subject.as_deref() == subject
-            && &*entry.text == text;
-        same.then(|| Arc::clone(&entry.slot))
+        entries.get(&hash).filter(|entry| key.matches(entry)).map(|entry| Arc::clone(&entry.slot))
     }
 
     /// Remembers the slot of a call whose text was read, bound and validated.
-    pub(super) fn remember(
-        &self,
-        method: &Arc<Method>,
-        version: u32,
-        subject: Option<&str>,
-        text: &str,
-        slot: Arc<CacheSlot>,
-    ) {
-        if text.len() > MAX_TEXT_BYTES {
-            return;
-        }
-        let hash = self.hash(method, version, subject, text);
+    pub(super) fn remember(&self, key: &TextKey<'_>, slot: Arc<CacheSlot>) {
+        let Some(hash) = self.hash(key) else { return };
         let Ok(mut entries) = self.entries.lock() else { return };
         if entries.len() >= MAX_ENTRIES && !entries.contains_key(&hash) {
             entries.clear();
         }
-        let entry =
-            Entry { method: Arc::clone(method), version, subject: subject.map(Box::from), text: Box::from(text), slot };
+        let entry = Entry {
+            method: Arc::clone(key.method),
+            version: key.version,
+            subject: key.subject.map(Box::from),
+            text: Box::from(key.text),
+            slot,
+        };
         entries.insert(hash, entry);
     }
 
