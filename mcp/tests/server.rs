@@ -277,3 +277,74 @@ async fn cancelled_within_its_scope() {
     tokio::time::timeout(Duration::from_secs(10), running).await.expect("the stream ends").expect("no panic");
     assert_eq!(dropped.load(Ordering::SeqCst), 1, "the call's future was dropped");
 }
+
+/// The whole answer to `body`: its status and bytes (or the stream's frames).
+async fn answer(server: &McpServer, parsed: Incoming<'_>) -> String {
+    match server.handle(parsed).await {
+        Reply::Message(m) => format!("{:?} {}", m.status, String::from_utf8_lossy(&m.body)),
+        Reply::Accepted => "accepted".to_owned(),
+        Reply::Stream(s) => format!("{:?}", s.collect::<Vec<_>>().await),
+        other => format!("{other:?}"),
+    }
+}
+
+/// `tools/call`'s params read in the envelope's pass (`McpServer::parse`)
+/// answer exactly as when read later (`parse_body`, every params raw), in both
+/// eras and whatever their shape: a shape the early reading does not take is
+/// read again raw, so each refusal keeps its words and its place in the checks.
+#[tokio::test]
+async fn tools_call_params_read_early_answer_as_when_read_later() {
+    let (server, _) = server();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (_, _, session) = message(send(&server, &init, None, None).await);
+    let session = session.expect("a session");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    send(&server, &initialized, Some(&session), Some("2025-11-25")).await;
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    // (params with META where the 2026-07-28 envelope goes, read early?)
+    let shapes = [
+        (r#"{"name":"work.add","arguments":{"a":1,"b":2},META}"#, true),
+        (r#"{META,"arguments":{"a":1,"b":2},"name":"work.add","extra":[1,{"x":null}]}"#, true),
+        (r#"{"name":"work.add","arguments":{"a":"x","b":2},META}"#, true),
+        (r#"{"name":"work.add","arguments":{"a":1e400,"b":2},META}"#, true),
+        (r#"{"name":"work.add","arguments":[1,2],META}"#, true),
+        (r#"{"name":"work.add","arguments":"a",META}"#, true),
+        (r#"{"name":"work.nope","arguments":{},META}"#, true),
+        (r#"{"name":5,"arguments":{},META}"#, true),
+        (r#"{"arguments":{},META}"#, true),
+        (r#"{"name":"work.add","arguments":{"a":1,"b":2},"_meta":[1]}"#, true),
+        (r#"{"name":"work.add","arguments":{"a":1,"b":2},"_meta":{"progressToken":{"x":1}},"x":0}"#, true),
+        (r#"{"name":"work.add","arguments":{"a":1,"b":2},"inputResponses":{"q":1e400},META}"#, false),
+        (r#"{"name":"work.add","arguments":{"a":1,"b":2},"requestState":7,META}"#, false),
+        (r#"{"name":"work.add","name":"work.add","arguments":{},META}"#, false),
+        (r#"[{"name":"work.add"},{"a":1}]"#, false),
+        (r#""work.add""#, false),
+        ("null", false),
+    ];
+    for stateless in [false, true] {
+        for (shape, read_early) in shapes {
+            let params = shape.replace("META", if stateless { meta } else { r#""_meta":{}"# });
+            for body in [
+                format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","params":{params},"id":7,"method":"tools/call"}}"#),
+                format!(r#"[{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}]"#),
+            ] {
+                let early = server.parse(body.as_bytes()).expect("JSON");
+                let first = body.starts_with(r#"{"jsonrpc":"2.0","id""#);
+                let was_read = matches!(&early, rpc::jsonrpc::envelope::Body::Single(Ok(
+                    rpc::jsonrpc::envelope::Message::Request(r))) if r.early.is_some());
+                assert_eq!(was_read, first && read_early, "{body}");
+                let (session, protocol) =
+                    if stateless { (None, None) } else { (Some(session.as_str()), Some("2025-11-25")) };
+                let mut incoming = Incoming::new(early, 1, Caller::default());
+                (incoming.session, incoming.protocol) = (session, protocol);
+                let read_early = answer(&server, incoming).await;
+                let raw = parse_body(body.as_bytes(), true).expect("JSON");
+                let mut incoming = Incoming::new(raw, 1, Caller::default());
+                (incoming.session, incoming.protocol) = (session, protocol);
+                assert_eq!(read_early, answer(&server, incoming).await, "{body}");
+            }
+        }
+    }
+}

@@ -27,9 +27,71 @@ pub const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// Prefix of the headers mirroring `x-mcp-header` parameters (2026-07-28).
 pub const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
+/// The MCP headers of one request, found in one pass over its headers: a
+/// lookup by name hashes the name, and a 2026-07-28 request's MCP headers
+/// were looked up eight times.
+#[derive(Default)]
+pub(crate) struct McpHeaders<'h> {
+    /// `Mcp-Session-Id`.
+    pub session: Found<'h>,
+    /// `MCP-Protocol-Version`.
+    pub protocol: Found<'h>,
+    /// `Mcp-Method`.
+    pub method: Found<'h>,
+    /// `Mcp-Name`.
+    pub name: Found<'h>,
+}
+
+/// One header as found: its first value, and whether it has more.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Found<'h> {
+    pub first: Option<&'h HeaderValue>,
+    pub more: bool,
+}
+
+impl<'h> Found<'h> {
+    /// The first value as text (`""` when it is not visible ASCII), as
+    /// `HeaderMap::get` would give it.
+    pub fn text(&self) -> Option<&'h str> {
+        self.first.map(|v| v.to_str().unwrap_or(""))
+    }
+
+    /// The value, decoded; `Err` when it is malformed.
+    fn decoded(&self) -> Result<Option<Cow<'h, str>>, ()> {
+        match self.first {
+            None => Ok(None),
+            Some(value) => decode_value(value).map(Some).ok_or(()),
+        }
+    }
+}
+
+impl<'h> McpHeaders<'h> {
+    /// Finds them in `headers` (every value of every header visited once).
+    pub fn scan(headers: &'h HeaderMap) -> Self {
+        let mut found = McpHeaders::default();
+        for (name, value) in headers {
+            let slot = match name.as_str() {
+                "mcp-session-id" => &mut found.session,
+                "mcp-protocol-version" => &mut found.protocol,
+                "mcp-method" => &mut found.method,
+                "mcp-name" => &mut found.name,
+                _ => continue,
+            };
+            if slot.first.is_some() {
+                slot.more = true;
+            } else {
+                slot.first = Some(value);
+            }
+        }
+        found
+    }
+}
+
 /// The mirrored headers of one request, checked against its body.
 pub(crate) struct Mirrored<'h> {
     pub headers: &'h HeaderMap,
+    /// The MCP headers among them.
+    pub found: &'h McpHeaders<'h>,
 }
 
 fn mismatch(message: impl Into<Cow<'static, str>>) -> ProtocolError {
@@ -38,10 +100,13 @@ fn mismatch(message: impl Into<Cow<'static, str>>) -> ProtocolError {
 
 impl HeaderMirror for Mirrored<'_> {
     fn method(&self, method: &str) -> Result<(), ProtocolError> {
-        if let Some(name) = duplicated(self.headers) {
+        let found = self.found;
+        let routing =
+            [(&found.protocol, &PROTOCOL_VERSION_HEADER), (&found.method, &METHOD_HEADER), (&found.name, &NAME_HEADER)];
+        if let Some((_, name)) = routing.into_iter().find(|(header, _)| header.more) {
             return Err(mismatch(format!("the {name} header appears more than once")));
         }
-        match single(self.headers, &METHOD_HEADER) {
+        match found.method.decoded() {
             Ok(Some(header)) if header == method => Ok(()),
             Ok(Some(_)) => Err(mismatch("the Mcp-Method header does not match the request's method")),
             Ok(None) => Err(mismatch("the Mcp-Method header is required")),
@@ -50,7 +115,7 @@ impl HeaderMirror for Mirrored<'_> {
     }
 
     fn name(&self, name: &str) -> Result<(), ProtocolError> {
-        match single(self.headers, &NAME_HEADER) {
+        match self.found.name.decoded() {
             Ok(Some(header)) if header == name => Ok(()),
             Ok(Some(_)) => Err(mismatch("the Mcp-Name header does not match the request's `name`")),
             Ok(None) => Err(mismatch("the Mcp-Name header is required for this method")),
@@ -59,7 +124,7 @@ impl HeaderMirror for Mirrored<'_> {
     }
 
     fn version(&self, version: Option<&str>) -> Result<(), ProtocolError> {
-        match (single(self.headers, &PROTOCOL_VERSION_HEADER), version) {
+        match (self.found.protocol.decoded(), version) {
             (Ok(Some(header)), Some(version)) if header == version => Ok(()),
             (Ok(None), _) => Err(mismatch("the MCP-Protocol-Version header is required")),
             _ => Err(mismatch("the MCP-Protocol-Version header does not match params._meta's protocolVersion")),
@@ -110,21 +175,6 @@ pub fn encode(text: &str) -> Option<HeaderValue> {
         return HeaderValue::from_str(text).ok();
     }
     HeaderValue::from_str(&format!("=?base64?{}?=", STANDARD.encode(text))).ok()
-}
-
-/// The first routing header that appears more than once.
-pub(crate) fn duplicated(headers: &HeaderMap) -> Option<HeaderName> {
-    [PROTOCOL_VERSION_HEADER, METHOD_HEADER, NAME_HEADER]
-        .into_iter()
-        .find(|name| headers.get_all(name).iter().nth(1).is_some())
-}
-
-/// The one value of header `name`, decoded; `Err` when it is malformed.
-pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ()> {
-    match headers.get(name) {
-        None => Ok(None),
-        Some(value) => decode_value(value).map(Some).ok_or(()),
-    }
 }
 
 /// How a body value is written into a header.
@@ -222,6 +272,37 @@ mod tests {
             assert_eq!(decode(encoded.as_bytes()).as_deref(), Some(text), "{text:?} round-trips");
         }
         assert_eq!(encode("us-west1").unwrap(), "us-west1", "plain ASCII stays plain");
+    }
+
+    #[test]
+    fn one_scan_finds_each_mcp_header_its_first_value_and_repeats() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("Mcp-Method", HeaderValue::from_static("tools/call"));
+        headers.insert("mcp-session-id", HeaderValue::from_static("s1"));
+        headers.append("mcp-session-id", HeaderValue::from_static("s2"));
+        headers.insert("mcp-param-name", HeaderValue::from_static("x"));
+        headers.insert("mcp-protocol-version", HeaderValue::from_bytes("caf\u{e9}".as_bytes()).unwrap());
+        let found = McpHeaders::scan(&headers);
+        assert_eq!((found.session.text(), found.session.more), (Some("s1"), true));
+        assert_eq!((found.method.text(), found.method.more), (Some("tools/call"), false));
+        assert_eq!((found.name.text(), found.name.more), (None, false), "mcp-param-name is not mcp-name");
+        assert_eq!(found.protocol.text(), Some(""), "not visible ASCII, as HeaderMap::get and to_str give it");
+        assert_eq!(found.protocol.decoded(), Err(()));
+        for (name, found) in [("mcp-session-id", found.session), ("mcp-method", found.method)] {
+            assert_eq!(found.first, headers.get(name), "{name}");
+        }
+        let mirror = Mirrored { headers: &headers, found: &found };
+        assert!(mirror.method("tools/call").is_ok(), "a repeated session id is not a routing header");
+        assert_eq!(mirror.version(Some("2026-07-28")).map_err(|e| e.code), Err(code::HEADER_MISMATCH));
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-method", HeaderValue::from_static("tools/call"));
+        headers.append("mcp-name", HeaderValue::from_static("a"));
+        headers.append("mcp-name", HeaderValue::from_static("a"));
+        let found = McpHeaders::scan(&headers);
+        let mirror = Mirrored { headers: &headers, found: &found };
+        let error = mirror.method("tools/call").unwrap_err();
+        assert_eq!(error.message, "the mcp-name header appears more than once");
     }
 
     #[test]

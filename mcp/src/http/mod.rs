@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method as HttpMethod, Request, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
 use rpc::Security;
 use rpc::i18n::LanguageHeaders;
@@ -35,8 +35,8 @@ use rpc::server::{Draining, PeerAddr};
 use serde_json::json;
 
 use crate::call::ProtocolError;
-use crate::server::{Caller, Incoming, McpServer, Reply, Status};
-use headers::{Mirrored, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
+use crate::server::{Caller, Incoming, McpServer, ReadParams, Reply, Status};
+use headers::{McpHeaders, Mirrored};
 use negotiate::{accepted, is_json_body};
 use response::{HttpResponse, to_http};
 
@@ -70,11 +70,6 @@ fn error(status: StatusCode, error: &ProtocolError) -> HttpResponse {
     let mut out = Vec::with_capacity(128);
     crate::server::write_error_body(&mut out, None, error);
     json_response(status, out)
-}
-
-/// The one value of header `name` as text (a value that is not text counts as empty).
-fn header_text<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> {
-    headers.get(name).map(|v| v.to_str().unwrap_or(""))
 }
 
 impl McpEndpoint {
@@ -206,7 +201,7 @@ impl McpEndpoint {
                 return error(StatusCode::REQUEST_TIMEOUT, &invalid("request body not received in time"));
             }
         };
-        let body = match envelope::parse_body_with(&bytes, true, self.server.json_limits()) {
+        let body = match self.server.parse(&bytes) {
             Ok(body) => body,
             Err(e) => {
                 let env = self.server.inner.executor.environment();
@@ -214,7 +209,8 @@ impl McpEndpoint {
             }
         };
         let accepts = accepted(&parts.headers);
-        let mirror = Mirrored { headers: &parts.headers };
+        let found = McpHeaders::scan(&parts.headers);
+        let mirror = Mirrored { headers: &parts.headers, found: &found };
         // Kept for a scope refusal's challenge: only an identity limited to
         // scopes can be refused for them (no clone on every other request).
         let identity = caller.identity.as_ref().filter(|identity| identity.scoped).cloned();
@@ -222,8 +218,8 @@ impl McpEndpoint {
             body,
             version,
             caller,
-            session: header_text(&parts.headers, &SESSION_HEADER),
-            protocol: header_text(&parts.headers, &PROTOCOL_VERSION_HEADER),
+            session: found.session.text(),
+            protocol: found.protocol.text(),
             remembered: false,
             accepts,
             mirror: Some(&mirror),
@@ -245,9 +241,10 @@ impl McpEndpoint {
         caller: Caller,
         extensions: &http::Extensions,
     ) -> HttpResponse {
-        let mut incoming = Incoming::new(envelope::Body::Batch(Vec::new()), version, caller);
-        incoming.session = header_text(headers, &SESSION_HEADER);
-        incoming.protocol = header_text(headers, &PROTOCOL_VERSION_HEADER);
+        let mut incoming = Incoming::new(envelope::Body::<'_, ReadParams<'_>>::Batch(Vec::new()), version, caller);
+        let found = McpHeaders::scan(headers);
+        incoming.session = found.session.text();
+        incoming.protocol = found.protocol.text();
         incoming.accepts = accepted(headers);
         incoming.closing = extensions.get::<Draining>().map(Draining::receiver);
         let accepts = incoming.accepts;
@@ -257,9 +254,10 @@ impl McpEndpoint {
 
     /// `DELETE`: ends the session.
     async fn delete(&self, version: u32, headers: &HeaderMap, caller: Caller) -> HttpResponse {
-        let mut incoming = Incoming::new(envelope::Body::Batch(Vec::new()), version, caller);
-        incoming.session = header_text(headers, &SESSION_HEADER);
-        incoming.protocol = header_text(headers, &PROTOCOL_VERSION_HEADER);
+        let mut incoming = Incoming::new(envelope::Body::<'_, ReadParams<'_>>::Batch(Vec::new()), version, caller);
+        let found = McpHeaders::scan(headers);
+        incoming.session = found.session.text();
+        incoming.protocol = found.protocol.text();
         match self.server.end_session(incoming).await {
             Reply::Accepted => status_response(StatusCode::OK),
             Reply::Message(message) if message.status != Status::Ok => {

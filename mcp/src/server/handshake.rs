@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use futures_util::future::join_all;
 use rpc::i18n::Language;
-use rpc::jsonrpc::envelope::{self, Message, Request as RpcRequest};
+use rpc::jsonrpc::envelope;
 use rpc::jsonrpc::raw_json_str;
 use rpc::jsonrpc::response::{join_batch, result_body};
 use rpc::rate::{self, RateKind};
@@ -25,8 +25,8 @@ use serde_json::{Map, Value, json};
 use super::incoming::Incoming;
 use super::methods::{self, Asked};
 use super::params::{
-    CallParams, CancelledParams, CompleteParams, InitializeParams, ListParams, MetaSlot, PromptParams, ResourceParams,
-    SetLevelParams,
+    self, CallParams, CancelledParams, CompleteParams, InitializeParams, ListParams, MetaSlot, PromptParams,
+    ResourceParams, RpcMessage as Message, RpcRequest, SetLevelParams,
 };
 use super::reply::{Reply, Status, handshake_status, write_error, write_outcome};
 use super::state::Inner;
@@ -102,8 +102,7 @@ type ReadCall<'a> = (Cow<'a, str>, Arguments<'a>, Option<Box<RawValue>>);
 
 /// The `tools/call` of this era: the arguments, the progress token.
 fn read_call<'a>(req: &'a RpcRequest<'a>) -> Result<ReadCall<'a>, RpcError> {
-    let input_bytes = req.params.map_or(0, |p| p.get().len());
-    let mut params = match rpc::executor::cpu_bound(input_bytes, || req.params_as::<CallParams<'_>>())? {
+    let mut params = match params::read_params::<CallParams<'_>>(req)? {
         Some(params) => params,
         None => return Err(RpcError::invalid_params("tools/call requires params with a `name`")),
     };
@@ -143,7 +142,7 @@ async fn tool_call(
         silent_cancel: incoming.cancel_scope.is_some(),
         identity: incoming.caller.identity.clone(),
         peer: incoming.caller.client,
-        input_bytes: req.params.map_or(0, |p| p.get().len()),
+        input_bytes: params::params_bytes(req),
         language: incoming.caller.language,
         conversation: Some(Cow::Borrowed(incoming.cancel_scope.unwrap_or(&session.id))),
         round: None,
@@ -191,7 +190,7 @@ async fn plain(
                     silent_cancel: false,
                     identity: incoming.caller.identity.clone(),
                     peer: incoming.caller.client,
-                    input_bytes: req.params.map_or(0, |p| p.get().len()),
+                    input_bytes: params::params_bytes(req),
                     language,
                     // A batch's answer is one message: no stream to ask on.
                     conversation: None,
@@ -218,7 +217,7 @@ async fn plain(
                     client: session.client_view(protocol),
                     identity: incoming.caller.identity.clone(),
                     peer: incoming.caller.client,
-                    input_bytes: req.params.map_or(0, |p| p.get().len()),
+                    input_bytes: params::params_bytes(req),
                 };
                 // Boxed: the tools/call path keeps a small future.
                 match Box::pin(beyond_tools(inner, session, &asked, req)).await {

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use rpc::Identity;
 use rpc::i18n::Language;
 use rpc::jsonrpc::envelope::Body;
+
+use super::params::ReadParams;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
@@ -81,8 +83,8 @@ pub trait HeaderMirror: Send + Sync {
 
 /// One message (or batch) for [`McpServer::handle`](super::McpServer::handle).
 pub struct Incoming<'a> {
-    /// The parsed body.
-    pub body: Body<'a>,
+    /// The parsed body ([`McpServer::parse`](super::McpServer::parse)).
+    pub body: Body<'a, ReadParams<'a>>,
     /// The API version served (`/v{N}` over HTTP).
     pub version: u32,
     /// Who sent it.
@@ -113,9 +115,12 @@ pub struct Incoming<'a> {
 impl<'a> Incoming<'a> {
     /// A message of API `version` from `caller`, accepting both JSON and a
     /// stream, with nothing else known.
-    pub fn new(body: Body<'a>, version: u32, caller: Caller) -> Self {
+    /// `body`: as [`McpServer::parse`](super::McpServer::parse) reads it, or
+    /// as [`parse_body`](rpc::jsonrpc::envelope::parse_body) does (every
+    /// `params` raw, read when served).
+    pub fn new(body: impl IntoBody<'a>, version: u32, caller: Caller) -> Self {
         Incoming {
-            body,
+            body: body.into_body(),
             version,
             caller,
             session: None,
@@ -126,5 +131,24 @@ impl<'a> Incoming<'a> {
             cancel_scope: None,
             closing: None,
         }
+    }
+}
+
+/// A parsed body [`Incoming`] takes: with `tools/call`'s `params` read in the
+/// envelope's pass ([`McpServer::parse`](super::McpServer::parse)) or all raw.
+pub trait IntoBody<'a> {
+    /// The body as the server reads it.
+    fn into_body(self) -> Body<'a, ReadParams<'a>>;
+}
+
+impl<'a> IntoBody<'a> for Body<'a, ReadParams<'a>> {
+    fn into_body(self) -> Body<'a, ReadParams<'a>> {
+        self
+    }
+}
+
+impl<'a> IntoBody<'a> for Body<'a> {
+    fn into_body(self) -> Body<'a, ReadParams<'a>> {
+        self.widen()
     }
 }

@@ -54,7 +54,9 @@ use rpc::Execution;
 use rpc::i18n::{Language, Translations};
 use rpc::jsonrpc::envelope::{Body, Message};
 
-pub use incoming::{Accepts, Caller, HeaderMirror, Incoming};
+pub use params::ReadParams;
+
+pub use incoming::{Accepts, Caller, HeaderMirror, Incoming, IntoBody};
 pub use reply::{Frame, Message as ReplyMessage, MessageStream, Reply, Status};
 
 pub(crate) use cancel::InFlight;
@@ -203,6 +205,14 @@ impl McpServer {
         self.inner.config.max_body_bytes
     }
 
+    /// Parses a message (or batch) for [`handle`](Self::handle) within the
+    /// server's [`json_limits`](Self::json_limits): `tools/call`'s `params` read in
+    /// the same pass ([`ReadParams`]). Invalid JSON is a `-32700` error, a body
+    /// beyond the limits `-32600`.
+    pub fn parse<'a>(&self, bytes: &'a [u8]) -> Result<Body<'a, ReadParams<'a>>, rpc::RpcError> {
+        rpc::jsonrpc::envelope::parse_body_reading(bytes, true, self.json_limits())
+    }
+
     /// The limits on a message's JSON (depth, values, batch length).
     pub fn json_limits(&self) -> &rpc::jsonrpc::JsonLimits {
         &self.inner.config.json_limits
@@ -238,7 +248,7 @@ impl McpServer {
 /// transport names is not of the handshake era. A conversation the
 /// transport remembers (stdio) never makes a self-contained request one of
 /// its session.
-fn is_stateless(request: &rpc::jsonrpc::envelope::Request<'_>, incoming: &Incoming<'_>) -> bool {
+fn is_stateless(request: &params::RpcRequest<'_>, incoming: &Incoming<'_>) -> bool {
     if !incoming.remembered {
         if incoming.session.is_some() {
             // A request of a session belongs to its session.
@@ -248,5 +258,5 @@ fn is_stateless(request: &rpc::jsonrpc::envelope::Request<'_>, incoming: &Incomi
             return true;
         }
     }
-    params::names_a_version(request.params)
+    params::request_names_a_version(request)
 }

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use rpc::jsonrpc::envelope::EarlyParams;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -19,7 +20,7 @@ pub(crate) struct EnvelopeOnly<'a> {
 }
 
 /// `tools/call`.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Clone, Debug)]
 pub(crate) struct CallParams<'a> {
     #[serde(rename = "_meta", borrow, default)]
     pub meta: Option<MetaSlot<'a>>,
@@ -136,8 +137,67 @@ pub(crate) struct CancelledParams<'a> {
     pub request_id: &'a RawValue,
 }
 
+/// The `params` the server reads in the envelope's own pass over a body
+/// (those of `tools/call`, the call on every agent's hot path): one pass over
+/// them instead of a raw skip and a second parse ([`EarlyParams`]). Other
+/// methods' `params`, and those written before the `method`, stay raw; a shape
+/// this reading does not take leaves them raw too (the body is read again),
+/// so the method's own checks answer as they would have.
+#[derive(Debug)]
+pub struct ReadParams<'a>(pub(crate) CallParams<'a>);
+
+impl<'de> EarlyParams<'de> for ReadParams<'de> {
+    fn reads(method: &str) -> bool {
+        method == "tools/call"
+    }
+
+    fn read<D: serde::Deserializer<'de>>(_: &str, deserializer: D) -> Result<Self, D::Error> {
+        /// An object only: a derived struct would also take an array, by position.
+        struct Object<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de> serde::de::Visitor<'de> for Object<'de> {
+            type Value = CallParams<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                CallParams::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(Object(std::marker::PhantomData)).map(ReadParams)
+    }
+}
+
+/// The `params` of `request` as `P` reads them: those read in the envelope's
+/// pass, else its raw `params` read now (`None`: absent).
+pub(crate) fn read_params<'a, P: WithMeta<'a>>(request: &'a RpcRequest<'a>) -> Result<Option<P>, rpc::RpcError> {
+    if let Some(early) = request.early.as_ref().and_then(P::early) {
+        return Ok(Some(early));
+    }
+    let input_bytes = request.params.map_or(0, |p| p.get().len());
+    rpc::executor::cpu_bound(input_bytes, || request.params_as::<P>())
+}
+
+/// The size of a request's `params`, for [`rpc::executor::cpu_bound`]: as
+/// sent, or (read in the envelope's pass) that of the tool's arguments.
+pub(crate) fn params_bytes(request: &RpcRequest<'_>) -> usize {
+    match (&request.early, request.params) {
+        (Some(ReadParams(call)), _) => call.arguments.map_or(0, |a| a.get().len()),
+        (None, params) => params.map_or(0, |p| p.get().len()),
+    }
+}
+
+/// A request as MCP reads it: `tools/call`'s `params` possibly read early.
+pub(crate) type RpcRequest<'a> = rpc::jsonrpc::envelope::Request<'a, ReadParams<'a>>;
+
+/// A message as MCP reads it (see [`RpcRequest`]).
+pub(crate) type RpcMessage<'a> = rpc::jsonrpc::envelope::Message<'a, ReadParams<'a>>;
+
 /// Params that carry `_meta` (every method's do).
 pub(crate) trait WithMeta<'a>: Deserialize<'a> + Default {
+    /// These params, when the envelope's pass read them.
+    fn early(_: &ReadParams<'a>) -> Option<Self> {
+        None
+    }
     /// Takes the `_meta` member out.
     fn take_meta(&mut self) -> Option<MetaSlot<'a>>;
     /// `params.name`, for the methods that have one.
@@ -153,6 +213,9 @@ impl<'a> WithMeta<'a> for EnvelopeOnly<'a> {
 }
 
 impl<'a> WithMeta<'a> for CallParams<'a> {
+    fn early(read: &ReadParams<'a>) -> Option<Self> {
+        Some(read.0.clone())
+    }
     fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
         self.meta.take()
     }
@@ -211,6 +274,7 @@ impl<'a> WithMeta<'a> for ListenParams<'a> {
 /// `params._meta` as found: the envelope, read in the same pass as the
 /// rest of `params`, or a value that is not an object (an error, reported
 /// in its turn of the check order).
+#[derive(Clone, Debug)]
 pub(crate) enum MetaSlot<'a> {
     Object(RequestMeta<'a>),
     NotObject,
@@ -256,7 +320,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaSlot<'a> {
 
 /// What `_meta` carries: the 2026-07-28 request envelope, and the progress
 /// token of either era.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 pub(crate) struct RequestMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
     pub protocol_version: Option<&'a RawValue>,
@@ -270,23 +334,25 @@ pub(crate) struct RequestMeta<'a> {
     pub progress_token: Option<&'a RawValue>,
 }
 
-/// Whether a request's `params._meta` names a protocol version (read
-/// without building anything else): the mark of a 2026-07-28 request.
+/// Whether a request's `params._meta` names a protocol version: the mark
+/// of a 2026-07-28 request.
+pub(crate) fn request_names_a_version(request: &RpcRequest<'_>) -> bool {
+    match &request.early {
+        Some(ReadParams(call)) => {
+            matches!(&call.meta, Some(MetaSlot::Object(RequestMeta { protocol_version: Some(_), .. })))
+        }
+        None => names_a_version(request.params),
+    }
+}
+
+/// Whether `params._meta` names a protocol version (read without building
+/// anything else).
 pub(crate) fn names_a_version(params: Option<&RawValue>) -> bool {
-    #[derive(Deserialize)]
-    struct Probe<'a> {
-        #[serde(rename = "_meta", borrow, default)]
-        meta: Option<ProbeMeta<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct ProbeMeta<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-        protocol_version: Option<&'a RawValue>,
-    }
+    // `_meta` read as an object only (a derived struct would read an array by position).
     let Some(raw) = params.filter(|p| p.get().starts_with('{')) else { return false };
     matches!(
-        serde_json::from_str::<Probe<'_>>(raw.get()),
-        Ok(Probe { meta: Some(ProbeMeta { protocol_version: Some(_) }) })
+        serde_json::from_str::<EnvelopeOnly<'_>>(raw.get()),
+        Ok(EnvelopeOnly { meta: Some(MetaSlot::Object(RequestMeta { protocol_version: Some(_), .. })) })
     )
 }
 
@@ -303,6 +369,7 @@ mod tests {
         assert!(names_a_version(Some(&raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}"#))));
         assert!(!names_a_version(Some(&raw(r#"{"_meta":{"progressToken":1}}"#))));
         assert!(!names_a_version(Some(&raw(r#"[1]"#))));
+        assert!(!names_a_version(Some(&raw(r#"{"_meta":["2026-07-28"]}"#))), "an array names nothing");
         assert!(!names_a_version(None));
     }
 

@@ -16,7 +16,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rpc::ClientView;
-use rpc::jsonrpc::envelope::Request as RpcRequest;
 use rpc::jsonrpc::raw_json_str;
 use rpc::jsonrpc::response::result_body;
 use serde_json::value::RawValue;
@@ -27,8 +26,8 @@ use super::incoming::Incoming;
 use super::listen::listen;
 use super::methods::{self, Asked};
 use super::params::{
-    CallParams, CompleteParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, PromptParams, ResourceParams,
-    TaskParams, WithMeta,
+    self, CallParams, CompleteParams, EnvelopeOnly, ListParams, ListenParams, MetaSlot, PromptParams, ResourceParams,
+    RpcRequest, TaskParams, WithMeta,
 };
 use super::reply::{Reply, Status, stateless_status};
 use super::state::Inner;
@@ -60,7 +59,7 @@ fn admit<'a, P: WithMeta<'a>>(
         mirror.method(&request.method)?;
     }
     let mut params: P = match request.params {
-        None => P::default(),
+        None => request.early.as_ref().and_then(P::early).unwrap_or_default(),
         Some(raw) if raw.get().starts_with('{') => {
             rpc::executor::cpu_bound(raw.get().len(), || serde_json::from_str(raw.get()))
                 .map_err(|e| invalid_params(format!("params are not an object of the expected shape: {e}")))?
@@ -126,7 +125,7 @@ fn admit<'a, P: WithMeta<'a>>(
         .transpose()
         .map_err(|e| invalid_params(e.message().to_owned()))?;
     let client = client_view(protocol, envelope.client_capabilities, envelope.client_info);
-    let input_bytes = request.params.map_or(0, |p| p.get().len());
+    let input_bytes = params::params_bytes(request);
     Ok(Admitted { params, input_bytes, client, wanted: Wanted { progress_token, log_level } })
 }
 

@@ -52,13 +52,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use rpc::jsonrpc::envelope::{self, Body, Message};
+use rpc::jsonrpc::envelope::{Body, Message};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use crate::server::{Caller, Frame, Incoming, McpServer, Reply, Status};
+use crate::server::{Caller, Frame, Incoming, McpServer, ReadParams, Reply, Status};
 use lines::{Line, Lines, Out, send, write_lines};
 
 /// Serves API `version` of `server`'s group on `input`/`output` with the
@@ -242,7 +242,7 @@ impl Shared {
 
     /// One message: to the server, and its reply to the writer.
     async fn exchange(&self, bytes: &[u8]) {
-        let body = match envelope::parse_body_with(bytes, true, self.server.json_limits()) {
+        let body = match self.server.parse(bytes) {
             Ok(body) => body,
             Err(error) => {
                 let mut line = Vec::with_capacity(128);
@@ -317,7 +317,8 @@ impl Shared {
     /// Ends the handshake-era session the conversation opened, if any.
     async fn end_session(&self) {
         let Some(session) = self.lock_conversation().session.take() else { return };
-        let mut incoming = Incoming::new(Body::Batch(Vec::new()), self.version, Caller::default());
+        let mut incoming =
+            Incoming::new(Body::<'_, ReadParams<'_>>::Batch(Vec::new()), self.version, Caller::default());
         incoming.session = Some(&session);
         let reply = self.server.end_session(incoming).await;
         tracing::debug!(?reply, "stdio: session ended");

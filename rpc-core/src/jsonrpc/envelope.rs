@@ -17,14 +17,63 @@ use crate::error::RpcError;
 use crate::executor::Params;
 use crate::jsonrpc::limits::JsonLimits;
 
-/// A body: one message or a batch.
+/// A body: one message or a batch. `P`: the `params` read in the envelope's
+/// own pass ([`EarlyParams`]; none by default).
 #[derive(Debug)]
-pub enum Body<'a> {
+pub enum Body<'a, P = NoParams> {
     /// A single message (any JSON value other than an array).
-    Single(Result<Message<'a>, Invalid<'a>>),
+    Single(Result<Message<'a, P>, Invalid<'a>>),
     /// A batch (a JSON array), possibly empty: each item read and checked
     /// in the same pass over the body, as [`parse_message`] would.
-    Batch(Vec<Result<Message<'a>, Invalid<'a>>>),
+    Batch(Vec<Result<Message<'a, P>, Invalid<'a>>>),
+}
+
+impl<'a> Body<'a> {
+    /// The same body, typed for a reader of early `params` that read none.
+    pub fn widen<P>(self) -> Body<'a, P> {
+        match self {
+            Body::Single(message) => Body::Single(message.map(Message::widen)),
+            Body::Batch(items) => Body::Batch(items.into_iter().map(|item| item.map(Message::widen)).collect()),
+        }
+    }
+}
+
+/// The `params` a server reads in the envelope's own pass over the body,
+/// for the methods it names: one pass over them instead of a raw skip and
+/// a second parse. They are read only when `method` comes before `params`
+/// (as clients write it) and is a plain string; otherwise `params` stays raw
+/// ([`Request::params`]) for the method's own reading.
+pub trait EarlyParams<'de>: Sized {
+    /// Whether any method's `params` are read early (`false`: the body is
+    /// never parsed twice, see [`read`](Self::read)).
+    const READS_ANY: bool = true;
+
+    /// Whether `params` of `method` are read early.
+    fn reads(method: &str) -> bool;
+
+    /// Reads `params` of `method`. An error (a shape the type does not take)
+    /// makes the whole body parse again with `params` raw, so the method's
+    /// own reading reports it in its words: an error costs a second pass,
+    /// never a different answer. The type should take every shape it can,
+    /// and only those the method takes: a derived struct also takes an array,
+    /// by position, so a reader of an object says so (`deserialize_map`).
+    fn read<D: serde::Deserializer<'de>>(method: &str, deserializer: D) -> Result<Self, D::Error>;
+}
+
+/// No `params` read early: every request keeps them raw.
+#[derive(Debug)]
+pub enum NoParams {}
+
+impl<'de> EarlyParams<'de> for NoParams {
+    const READS_ANY: bool = false;
+
+    fn reads(_: &str) -> bool {
+        false
+    }
+
+    fn read<D: serde::Deserializer<'de>>(_: &str, _: D) -> Result<Self, D::Error> {
+        Err(serde::de::Error::custom("no params are read early"))
+    }
 }
 
 /// Parses a body within the default [`JsonLimits`]; invalid JSON is a
@@ -39,6 +88,16 @@ pub fn parse_body(bytes: &[u8], accept_responses: bool) -> Result<Body<'_>, RpcE
 /// [`JsonLimits`]); invalid JSON (invalid UTF-8 anywhere included) is a
 /// `-32700` error, a body beyond the limits `-32600`.
 pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &JsonLimits) -> Result<Body<'a>, RpcError> {
+    parse_body_reading(bytes, accept_responses, limits)
+}
+
+/// [`parse_body_with`], reading the `params` of the methods `P` names in the
+/// same pass ([`EarlyParams`]; [`Request::early`]).
+pub fn parse_body_reading<'a, P: EarlyParams<'a>>(
+    bytes: &'a [u8],
+    accept_responses: bool,
+    limits: &JsonLimits,
+) -> Result<Body<'a, P>, RpcError> {
     // JSON is UTF-8 (RFC 8259); serde checks only the strings it reads, not
     // those of members it skips. Checked once here, so serde reads a `str`
     // and does not check again.
@@ -56,37 +115,58 @@ pub fn parse_body_with<'a>(bytes: &'a [u8], accept_responses: bool, limits: &Jso
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        return match serde_json::from_str::<Vec<Item<'_>>>(text) {
-            Ok(items) => Ok(Body::Batch(items.into_iter().map(|item| item.check(accept_responses)).collect())),
-            // Valid JSON an item visitor cannot read (a number beyond f64's
-            // range where a message should be): item by item, as before.
-            Err(_) => {
-                let items: Vec<&RawValue> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
-                Ok(Body::Batch(items.into_iter().map(|raw| parse_message(raw, accept_responses)).collect()))
-            }
-        };
+        if let Ok(items) = serde_json::from_str::<Vec<Item<'_, P>>>(text) {
+            return Ok(Body::Batch(items.into_iter().map(|item| item.check(accept_responses)).collect()));
+        }
+        if P::READS_ANY
+            && let Ok(items) = serde_json::from_str::<Vec<Item<'_>>>(text)
+        {
+            return Ok(Body::Batch(items.into_iter().map(|item| item.widen().check(accept_responses)).collect()));
+        }
+        // Valid JSON an item visitor cannot read (a number beyond f64's
+        // range where a message should be): item by item, as before.
+        let items: Vec<&RawValue> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
+        return Ok(Body::Batch(
+            items.into_iter().map(|raw| parse_message(raw, accept_responses).map(Message::widen)).collect(),
+        ));
     }
     if first != Some(&b'{') {
         // Not an object: tell invalid JSON (-32700) from a valid non-object (-32600).
         let _: &RawValue = serde_json::from_str(text).map_err(RpcError::parse_error)?;
         return Ok(Body::Single(Err(not_an_object())));
     }
-    let item: Item<'_> = serde_json::from_str(text).map_err(RpcError::parse_error)?;
+    let item = match serde_json::from_str::<Item<'_, P>>(text) {
+        Ok(item) => item,
+        Err(_) if P::READS_ANY => serde_json::from_str::<Item<'_>>(text).map_err(RpcError::parse_error)?.widen(),
+        Err(e) => return Err(RpcError::parse_error(e)),
+    };
     Ok(Body::Single(item.check(accept_responses)))
 }
 
 /// A valid JSON-RPC request or notification.
 #[derive(Debug)]
-pub struct Request<'a> {
+pub struct Request<'a, P = NoParams> {
     /// The `id`; `None` for a notification. A JSON `null` id is `Some("null")`.
     pub id: Option<&'a RawValue>,
     /// The method name.
     pub method: Cow<'a, str>,
-    /// The parameters, unparsed: an object, an array, or absent (`null` counts as absent).
+    /// The parameters, unparsed: an object, an array, or absent (`null`
+    /// counts as absent); also absent when they were read early, into
+    /// [`early`](Self::early).
     pub params: Option<&'a RawValue>,
+    /// The parameters as read in the envelope's pass ([`EarlyParams`]).
+    pub early: Option<P>,
 }
 
 impl<'a> Request<'a> {
+    /// The same request, typed for a reader of early `params` that read none.
+    pub fn widen<P>(self) -> Request<'a, P> {
+        let Request { id, method, params, early } = self;
+        Request { id, method, params, early: early.map(|never| match never {}) }
+    }
+}
+
+impl<'a, P> Request<'a, P> {
     /// The parameters as the executor takes them.
     pub fn params(&self) -> Result<Params, RpcError> {
         match self.params {
@@ -114,29 +194,55 @@ pub struct Invalid<'a> {
 
 /// The members of a message object, unparsed (an absent member and a JSON
 /// `null` are both `None`, except `id`, where `null` is a value).
-#[derive(Default)]
-struct Envelope<'a> {
+struct Envelope<'a, P = NoParams> {
     jsonrpc: Option<&'a RawValue>,
     method: Option<&'a RawValue>,
     params: Option<&'a RawValue>,
+    early: Option<P>,
     id: Option<&'a RawValue>,
     result: Option<&'a RawValue>,
     error: Option<&'a RawValue>,
+}
+
+impl<P> Default for Envelope<'_, P> {
+    fn default() -> Self {
+        Envelope { jsonrpc: None, method: None, params: None, early: None, id: None, result: None, error: None }
+    }
 }
 
 /// One message as read from the body, before its members are checked: an
 /// envelope, or why it is not one. Reading it never fails on the shape of
 /// the message (only on invalid JSON), so a batch is read in one pass and
 /// each of its items gets its own answer.
-enum Item<'a> {
-    Envelope(Envelope<'a>),
+enum Item<'a, P = NoParams> {
+    Envelope(Envelope<'a, P>),
     NotAnObject,
     /// A member given twice.
     Duplicate(&'static str),
 }
 
 impl<'a> Item<'a> {
-    fn check(self, accept_responses: bool) -> Result<Message<'a>, Invalid<'a>> {
+    fn widen<P>(self) -> Item<'a, P> {
+        match self {
+            Item::Envelope(Envelope { jsonrpc, method, params, early, id, result, error }) => {
+                Item::Envelope(Envelope {
+                    jsonrpc,
+                    method,
+                    params,
+                    early: early.map(|never| match never {}),
+                    id,
+                    result,
+                    error,
+                })
+            }
+            Item::NotAnObject => Item::NotAnObject,
+            Item::Duplicate(name) => Item::Duplicate(name),
+        }
+    }
+}
+
+impl<'a, P> Item<'a, P> {
+    fn check(self, accept_responses: bool) -> Result<Message<'a, P>, Invalid<'a>> {
         match self {
             Item::Envelope(envelope) => check(envelope, accept_responses),
             Item::NotAnObject => Err(not_an_object()),
@@ -185,22 +291,43 @@ impl<'de> Deserialize<'de> for Member {
     }
 }
 
-impl<'de> Deserialize<'de> for Item<'de> {
+impl<'de, P: EarlyParams<'de>> Deserialize<'de> for Item<'de, P> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ItemVisitor)
+        d.deserialize_any(ItemVisitor(std::marker::PhantomData))
     }
 }
 
-struct ItemVisitor;
+struct ItemVisitor<P>(std::marker::PhantomData<fn() -> P>);
 
-impl<'de> serde::de::Visitor<'de> for ItemVisitor {
-    type Value = Item<'de>;
+/// `params` of `method`, read by `P`.
+struct EarlySeed<'m, P> {
+    method: &'m str,
+    reader: std::marker::PhantomData<fn() -> P>,
+}
+
+impl<'de, P: EarlyParams<'de>> serde::de::DeserializeSeed<'de> for EarlySeed<'_, P> {
+    type Value = P;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<P, D::Error> {
+        P::read(self.method, deserializer)
+    }
+}
+
+/// A string member's text when written without escapes.
+fn plain_string(raw: &RawValue) -> Option<&str> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains('\\')).then_some(inner)
+}
+
+impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
+    type Value = Item<'de, P>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON-RPC message")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item<'de>, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item<'de, P>, A::Error> {
         let mut envelope = Envelope::default();
         // Members seen, by bit (a `null` member counts as given).
         let mut seen = 0u8;
@@ -209,6 +336,17 @@ impl<'de> serde::de::Visitor<'de> for ItemVisitor {
             let (bit, name, slot) = match member {
                 Member::Jsonrpc => (1, "jsonrpc", &mut envelope.jsonrpc),
                 Member::Method => (2, "method", &mut envelope.method),
+                Member::Params
+                    if P::READS_ANY
+                        && seen & 4 == 0
+                        && let Some(method) = envelope.method.and_then(plain_string)
+                        && P::reads(method) =>
+                {
+                    let reader = std::marker::PhantomData;
+                    envelope.early = Some(map.next_value_seed(EarlySeed::<P> { method, reader })?);
+                    seen |= 4;
+                    continue;
+                }
                 Member::Params => (4, "params", &mut envelope.params),
                 Member::Id => (8, "id", &mut envelope.id),
                 Member::Result => (16, "result", &mut envelope.result),
@@ -229,41 +367,41 @@ impl<'de> serde::de::Visitor<'de> for ItemVisitor {
         Ok(duplicate.map_or(Item::Envelope(envelope), Item::Duplicate))
     }
 
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Item<'de>, A::Error> {
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Item<'de, P>, A::Error> {
         while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
         Ok(Item::NotAnObject)
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Item<'de>, E> {
+    fn visit_bool<E>(self, _: bool) -> Result<Item<'de, P>, E> {
         Ok(Item::NotAnObject)
     }
 
-    fn visit_i64<E>(self, _: i64) -> Result<Item<'de>, E> {
+    fn visit_i64<E>(self, _: i64) -> Result<Item<'de, P>, E> {
         Ok(Item::NotAnObject)
     }
 
-    fn visit_u64<E>(self, _: u64) -> Result<Item<'de>, E> {
+    fn visit_u64<E>(self, _: u64) -> Result<Item<'de, P>, E> {
         Ok(Item::NotAnObject)
     }
 
-    fn visit_f64<E>(self, _: f64) -> Result<Item<'de>, E> {
+    fn visit_f64<E>(self, _: f64) -> Result<Item<'de, P>, E> {
         Ok(Item::NotAnObject)
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<Item<'de>, E> {
+    fn visit_str<E>(self, _: &str) -> Result<Item<'de, P>, E> {
         Ok(Item::NotAnObject)
     }
 
-    fn visit_unit<E>(self) -> Result<Item<'de>, E> {
+    fn visit_unit<E>(self) -> Result<Item<'de, P>, E> {
         Ok(Item::NotAnObject)
     }
 }
 
 /// A message a peer sent: a request/notification, or a response to one of ours.
 #[derive(Debug)]
-pub enum Message<'a> {
+pub enum Message<'a, P = NoParams> {
     /// A request (with `id`) or a notification (without).
-    Request(Request<'a>),
+    Request(Request<'a, P>),
     /// A response (`result` or `error` with an `id`).
     Response {
         /// The id of the request this answers.
@@ -273,6 +411,16 @@ pub enum Message<'a> {
         /// Its `error`, if it failed.
         error: Option<&'a RawValue>,
     },
+}
+
+impl<'a> Message<'a> {
+    /// The same message, typed for a reader of early `params` that read none.
+    pub fn widen<P>(self) -> Message<'a, P> {
+        match self {
+            Message::Request(request) => Message::Request(request.widen()),
+            Message::Response { id, result, error } => Message::Response { id, result, error },
+        }
+    }
 }
 
 /// Parses and checks one message (as each item of a batch is). Responses
@@ -293,7 +441,7 @@ fn not_an_object() -> Invalid<'static> {
     Invalid { id: None, error: RpcError::invalid_request("a request must be a JSON object") }
 }
 
-fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Invalid<'_>> {
+fn check<P>(env: Envelope<'_, P>, accept_responses: bool) -> Result<Message<'_, P>, Invalid<'_>> {
     let invalid = |id, reason: &'static str| Invalid { id, error: RpcError::invalid_request(reason) };
     let id = match env.id {
         Some(id) if is_valid_id(id) => Some(id),
@@ -323,7 +471,7 @@ fn check(env: Envelope<'_>, accept_responses: bool) -> Result<Message<'_>, Inval
         }
         other => other,
     };
-    Ok(Message::Request(Request { id, method, params }))
+    Ok(Message::Request(Request { id, method, params, early: env.early }))
 }
 
 /// `"2.0"`, also when written with escapes (`"2\u002e0"`).
@@ -337,119 +485,4 @@ fn is_valid_id(id: &RawValue) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request(json: &str) -> Result<(Option<String>, String), (Option<String>, i32)> {
-        let raw: &RawValue = serde_json::from_str(json).unwrap();
-        match parse_message(raw, false) {
-            Ok(Message::Request(r)) => Ok((r.id.map(|i| i.get().to_owned()), r.method.into_owned())),
-            Ok(Message::Response { .. }) => panic!("unexpected response"),
-            Err(i) => Err((i.id.map(|i| i.get().to_owned()), i.error.code())),
-        }
-    }
-
-    #[test]
-    fn distinguishes_null_id_from_notification() {
-        assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","id":null}"#), Ok((Some("null".into()), "a".into())));
-        assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a"}"#), Ok((None, "a".into())));
-    }
-
-    #[test]
-    fn rejects_invalid_members() {
-        assert_eq!(request(r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#), Err((None, -32600)));
-        assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","params":"bar","id":3}"#), Err((Some("3".into()), -32600)));
-        assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","params":{},"params":{}}"#), Err((None, -32600)));
-        assert_eq!(request(r#"{"jsonrpc":"1.0","method":"a","id":"x"}"#), Err((Some("\"x\"".into()), -32600)));
-        assert_eq!(request(r#"{"jsonrpc":"2.0","method":"a","id":{}}"#), Err((None, -32600)));
-        assert_eq!(request("1"), Err((None, -32600)));
-    }
-
-    #[test]
-    fn parse_errors() {
-        let code = |body: &[u8]| match parse_body(body, false) {
-            Err(e) => e.code(),
-            Ok(Body::Single(Err(invalid))) => invalid.error.code(),
-            Ok(_) => 0,
-        };
-        assert_eq!(code(br#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#), -32700);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a"} trailing"#), -32700);
-        assert_eq!(code(b" 1 "), -32600);
-        assert_eq!(code(b"1 x"), -32700);
-        assert_eq!(code(b""), -32700);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","params":{},"params":{}}"#), -32600);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"a","id":1}"#), 0);
-        assert!(matches!(parse_body(b" []", false), Ok(Body::Batch(v)) if v.is_empty()));
-        assert_eq!(code(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"x\":\"\xff\",\"id\":1}"), -32700, "UTF-8 everywhere");
-    }
-
-    #[test]
-    fn a_batch_is_read_in_one_pass_and_each_item_answered_alone() {
-        let body = br#"[{"jsonrpc":"2.0","method":"a","params":{"x":[1,{"y":2}]},"id":1},
-            3, "s", null, true, [1, [2]], {},
-            {"jsonrpc":"2.0","method":"b","params":null,"id":null,"extra":{"deep":[{}]}},
-            {"jsonrpc":"2.0","method":"c","method":"d","id":2},
-            {"jsonrpc":"2.0","\u006dethod":"e","id":3},
-            {"jsonrpc":null,"method":"f","id":4},
-            {"jsonrpc":"2.0","method":"g"}]"#;
-        let Ok(Body::Batch(items)) = parse_body(body, false) else { panic!("a batch") };
-        type Shown<'a> = Result<(Option<&'a str>, String, Option<&'a str>), (Option<&'a str>, String)>;
-        let shown: Vec<Shown<'_>> = items
-            .iter()
-            .map(|item| match item {
-                Ok(Message::Request(r)) => {
-                    Ok((r.id.map(RawValue::get), r.method.to_string(), r.params.map(RawValue::get)))
-                }
-                Ok(Message::Response { .. }) => panic!("no responses on /rpc"),
-                Err(invalid) => Err((
-                    invalid.id.map(RawValue::get),
-                    invalid.error.message().trim_start_matches("Invalid Request: ").to_owned(),
-                )),
-            })
-            .collect();
-        let not_object = Err((None, "a request must be a JSON object".to_owned()));
-        assert_eq!(shown[0], Ok((Some("1"), "a".to_owned(), Some(r#"{"x":[1,{"y":2}]}"#))));
-        for item in &shown[1..6] {
-            assert_eq!(item, &not_object);
-        }
-        assert_eq!(shown[6], Err((None, "`jsonrpc` must be exactly \"2.0\"".to_owned())));
-        assert_eq!(shown[7], Ok((Some("null"), "b".to_owned(), None)), "a null id is an id, null params none");
-        assert_eq!(shown[8], Err((None, "malformed request object: duplicate field `method`".to_owned())));
-        assert_eq!(shown[9], Ok((Some("3"), "e".to_owned(), None)), "an escaped member name");
-        assert_eq!(shown[10], Err((Some("4"), "`jsonrpc` must be exactly \"2.0\"".to_owned())));
-        assert_eq!(shown[11], Ok((None, "g".to_owned(), None)));
-        assert_eq!(items.len(), 12);
-        // A number no f64 holds, where a message should be: that item's -32600.
-        let Ok(Body::Batch(items)) = parse_body(br#"[1e999, {"jsonrpc":"2.0","method":"a","id":1}]"#, false) else {
-            panic!("a batch")
-        };
-        assert!(matches!(&items[..], [Err(_), Ok(Message::Request(_))]));
-        assert!(matches!(parse_body(b"1e999", false), Ok(Body::Single(Err(_)))));
-        // Invalid JSON anywhere is the whole body's parse error.
-        assert_eq!(
-            parse_body(br#"[{"jsonrpc":"2.0","method":"a","id":1}, {"x": tru}]"#, false).unwrap_err().code(),
-            -32700
-        );
-        assert_eq!(parse_body(br#"[{"jsonrpc":"2.0","method":"a","id":1},]"#, false).unwrap_err().code(), -32700);
-        // Each item as it would be alone.
-        let alone: &RawValue = serde_json::from_str(r#"{"jsonrpc":"2.0","method":"c","method":"d","id":2}"#).unwrap();
-        assert!(parse_message(alone, false).is_err());
-    }
-
-    #[test]
-    fn params_stay_raw_until_asked() {
-        let Ok(Body::Single(Ok(Message::Request(r)))) =
-            parse_body(br#"{"jsonrpc":"2.0","method":"a","params":{"x":[1,2]},"id":1}"#, false)
-        else {
-            panic!("a valid request")
-        };
-        assert_eq!(r.params.map(RawValue::get), Some(r#"{"x":[1,2]}"#));
-        assert!(matches!(r.params(), Ok(Params::Named(m)) if m["x"] == serde_json::json!([1, 2])));
-        #[derive(Deserialize)]
-        struct X {
-            x: Vec<u8>,
-        }
-        assert_eq!(r.params_as::<X>().unwrap().unwrap().x, [1, 2]);
-        assert_eq!(r.params_as::<Vec<u8>>().unwrap_err().code(), -32602);
-    }
-}
+mod tests;

@@ -123,7 +123,8 @@ impl JsonRpcService {
                 };
                 match plan.substitute(child, outcome, &mut resolver) {
                     Ok(params) => running.push(Box::pin(async move {
-                        let request = Request { id: request.id, method: request.method, params: Some(&*params) };
+                        let request =
+                            Request { id: request.id, method: request.method, params: Some(&*params), early: None };
                         (child, self.one(version, Ok(Message::Request(request)), identity, peer, headers).await)
                     })),
                     Err(error) => running.push(Box::pin(self.refuse(child, request, error, version, identity))),
