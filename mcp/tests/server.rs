@@ -348,3 +348,31 @@ async fn tools_call_params_read_early_answer_as_when_read_later() {
         }
     }
 }
+
+/// Hostile `tools/call` bodies at the JSON limits, read early and read raw:
+/// deep, many values, a large member that sends the body back to the raw
+/// reading. The same answers, in bounded time.
+#[tokio::test]
+async fn hostile_tools_call_bodies_read_early_answer_as_when_read_later() {
+    let (server, _) = server();
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let deep = format!("{}1{}", "[".repeat(60), "]".repeat(60));
+    let many = format!("[{}0]", "0,".repeat(90_000));
+    let long = "7".repeat(1 << 20);
+    for params in [
+        format!(r#"{{"name":"work.add","arguments":{{"a":{deep},"b":1}},{meta}}}"#),
+        format!(r#"{{"name":"work.add","arguments":{{"a":{many},"b":1}},{meta}}}"#),
+        format!(r#"{{"name":"work.add","arguments":{{"a":1,"b":2}},"requestState":{long},{meta}}}"#),
+        format!(r#"{{"name":"work.add","arguments":{{"a":1,"b":2}},"inputResponses":{many},{meta}}}"#),
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#);
+        let started = std::time::Instant::now();
+        let early = answer(&server, Incoming::new(server.parse(body.as_bytes()).expect("JSON"), 1, Caller::default()));
+        let early = early.await;
+        let raw =
+            answer(&server, Incoming::new(parse_body(body.as_bytes(), true).expect("JSON"), 1, Caller::default()));
+        assert_eq!(early, raw.await, "{}", &body[..200]);
+        assert!(early.len() < 4096, "a short answer: {}", &early[..200]);
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+}

@@ -54,7 +54,9 @@ pub trait EarlyParams<'de>: Sized {
     /// Reads `params` of `method`. An error (a shape the type does not take)
     /// makes the whole body parse again with `params` raw, so the method's
     /// own reading reports it in its words: an error costs a second pass,
-    /// never a different answer. The type should take every shape it can,
+    /// never a different answer (invalid JSON, too, is read twice before its
+    /// `-32700`: serde counts a number no `f64` holds as a syntax error, so
+    /// the first error cannot tell). The type should take every shape it can,
     /// and only those the method takes: a derived struct also takes an array,
     /// by position, so a reader of an object says so (`deserialize_map`).
     fn read<D: serde::Deserializer<'de>>(method: &str, deserializer: D) -> Result<Self, D::Error>;

@@ -199,4 +199,18 @@ fn early_params_are_read_in_the_envelopes_pass_when_the_method_comes_first() {
     let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"early/a","params":{"n":1}},
         {"jsonrpc":"2.0","id":2,"method":"early/b","params":{"n":"2"}}]"#;
     assert_eq!(early(batch), [raw("early/a", r#"{"n":1}"#), raw("early/b", r#"{"n":"2"}"#)]);
+
+    // Invalid JSON gets the raw reading's -32700.
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"early/a","params":{"n":7,}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"early/a","params":{"n":7"#,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"early/a","params":{"n":tru}}]"#,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"early/a","params":{"n":"x"}}, {"x": 01}]"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"early/a","params":{"n":7}} x"#,
+    ] {
+        let early = parse_body_reading::<N>(body.as_bytes(), false, &JsonLimits::default()).unwrap_err();
+        let raw = parse_body(body.as_bytes(), false).unwrap_err();
+        assert_eq!((early.code(), early.message()), (raw.code(), raw.message()), "{body}");
+        assert_eq!(early.code(), -32700);
+    }
 }
