@@ -2,7 +2,7 @@
 //! SDKs are: clients that send no `Accept`, `*/*`, or only one of the two
 //! media types the specification asks for are served.
 
-use http::HeaderMap;
+use http::{HeaderMap, HeaderValue};
 use http::header::{ACCEPT, CONTENT_TYPE};
 
 use crate::server::Accepts;
@@ -11,20 +11,18 @@ use crate::server::Accepts;
 /// ([`Accepts::json`]) and `text/event-stream` ([`Accepts::stream`]); no
 /// header: JSON only; `*/*`: both.
 pub fn accepted(headers: &HeaderMap) -> Accepts {
-    let mut values = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).peekable();
-    match values.peek() {
-        None => return Accepts { json: true, stream: false },
-        // What the SDKs send, recognised without splitting.
-        Some(&"application/json, text/event-stream" | &"text/event-stream, application/json") => {
-            let _ = values.next();
-            if values.peek().is_none() {
-                return Accepts::BOTH;
-            }
-            return accepted_slow(headers);
+    let mut values = headers.get_all(ACCEPT).iter();
+    match values.next().map(HeaderValue::as_bytes) {
+        None => Accepts { json: true, stream: false },
+        // What the SDKs send, recognised by its bytes (visible ASCII, so
+        // what `to_str` gives) without splitting.
+        Some(b"application/json, text/event-stream" | b"text/event-stream, application/json")
+            if values.next().is_none() =>
+        {
+            Accepts::BOTH
         }
-        Some(_) => {}
+        Some(_) => accepted_slow(headers),
     }
-    accepted_slow(headers)
 }
 
 fn accepted_slow(headers: &HeaderMap) -> Accepts {
@@ -54,21 +52,20 @@ fn accepted_slow(headers: &HeaderMap) -> Accepts {
 /// Whether the body's `Content-Type` is JSON (or absent, which lenient
 /// clients do).
 pub fn is_json_body(headers: &HeaderMap) -> bool {
-    match headers.get(CONTENT_TYPE).map(|v| v.to_str()) {
-        None => true,
-        Some(Ok(v)) => {
-            let media = v.split(';').next().unwrap_or("").trim();
-            media.eq_ignore_ascii_case("application/json")
-                || (media.len() >= 5 && media.as_bytes()[media.len() - 5..].eq_ignore_ascii_case(b"+json"))
-        }
-        Some(Err(_)) => false,
+    let Some(value) = headers.get(CONTENT_TYPE) else { return true };
+    // What clients send, recognised by its bytes.
+    if value.as_bytes() == b"application/json" {
+        return true;
     }
+    let Ok(value) = value.to_str() else { return false };
+    let media = value.split(';').next().unwrap_or("").trim();
+    media.eq_ignore_ascii_case("application/json")
+        || (media.len() >= 5 && media.as_bytes()[media.len() - 5..].eq_ignore_ascii_case(b"+json"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
 
     fn accept(v: &str) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -89,6 +86,10 @@ mod tests {
         let mut twice = accept("application/json, text/event-stream");
         twice.append(ACCEPT, HeaderValue::from_static("application/json;q=0"));
         assert_eq!(accepted(&twice), both, "a later value adds, never removes");
+        let mut twice = accept("application/json, text/event-stream");
+        twice.append(ACCEPT, HeaderValue::from_static("text/html"));
+        assert_eq!(accepted(&twice), both, "the fast path's value read again with the others");
+        assert_eq!(accepted(&accept("text/event-stream, application/json")), both);
     }
 
     #[test]
@@ -99,5 +100,11 @@ mod tests {
         assert!(is_json_body(&h));
         h.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
         assert!(!is_json_body(&h));
+        for json in ["application/json", "Application/JSON", "application/vnd.api+json"] {
+            h.insert(CONTENT_TYPE, HeaderValue::from_static(json));
+            assert!(is_json_body(&h), "{json}");
+        }
+        h.insert(CONTENT_TYPE, HeaderValue::from_bytes(b"application/json\xff").unwrap());
+        assert!(!is_json_body(&h), "not text");
     }
 }
