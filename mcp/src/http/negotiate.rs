@@ -2,8 +2,8 @@
 //! SDKs are: clients that send no `Accept`, `*/*`, or only one of the two
 //! media types the specification asks for are served.
 
-use http::{HeaderMap, HeaderValue};
 use http::header::{ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, HeaderValue};
 
 use crate::server::Accepts;
 

@@ -87,7 +87,12 @@ pub(super) type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Box<Deferre
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
 /// parameters allowed). A browser can send neither without a CORS preflight.
 fn is_json(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else { return false };
+    let Some(value) = headers.get(header::CONTENT_TYPE) else { return false };
+    // What clients send, recognised by its bytes.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    let Ok(value) = value.to_str() else { return false };
     let media = value.split(';').next().unwrap_or("").trim().as_bytes();
     media.eq_ignore_ascii_case(b"application/json")
         || (media.len() > 17 && media[..12].eq_ignore_ascii_case(b"application/") && media.ends_with(b"+json"))
