@@ -22,7 +22,7 @@
 //!     .server();
 //! let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Clock.answer","_meta":{
 //!     "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-//! let parsed = rpc::jsonrpc::envelope::parse_body(body, true).unwrap();
+//! let parsed = server.parse(body).unwrap();
 //! let Reply::Message(message) = server.handle(Incoming::new(parsed, 1, Caller::default())).await else { panic!() };
 //! assert!(String::from_utf8(message.body).unwrap().contains(r#""structuredContent":{"result":42}"#));
 //! # }
