@@ -5,7 +5,7 @@
 //! (tools reloaded, a plugin loaded) or a resource changed
 //! ([`resource_updated`](ListChanges::resource_updated)); every open listen
 //! stream that asked for that kind of change (or that resource) gets the
-//! notification. With the `redis` feature, [`ListChanges::share_through_redis`]
+//! notification. With the `redis` feature, `ListChanges::share_through_redis`
 //! carries them to the streams of every instance sharing the Redis. Give the same handle to the
 //! endpoint with [`McpEndpointBuilder::list_changes`](crate::McpEndpointBuilder::list_changes):
 //! only then does the endpoint advertise `listChanged` and serve

@@ -29,16 +29,16 @@ pub trait ApiGroup: 'static {
     /// Whether the group is published over MCP. Method names of such groups
     /// must be valid MCP tool names; the check happens at compile time.
     const MCP: bool = false;
-    /// The crate that declared the group ([`api_group!`] records it): the
+    /// The crate that declared the group ([`api_group!`](crate::api_group!) records it): the
     /// name and version a server publishing the group gives by default.
     const PACKAGE: Package = Package::UNKNOWN;
     /// Where the group was declared (`Mcp at src/groups.rs:3`, recorded by
-    /// [`api_group!`]): two groups of one name in one registry are an
+    /// [`api_group!`](crate::api_group!)): two groups of one name in one registry are an
     /// error naming both.
     const DECLARED_AT: &'static str = "";
 }
 
-/// A group published over MCP: [`api_group!`] implements it for groups
+/// A group published over MCP: [`api_group!`](crate::api_group!) implements it for groups
 /// declared `mcp = true` (whose method names were checked as MCP tool names
 /// at compile time). MCP endpoints take only such groups
 /// (`McpEndpoint::builder::<G>`), so serving a back-office group to AI

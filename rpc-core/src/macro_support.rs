@@ -9,8 +9,8 @@
 //! Return types are classified by meaning, not by spelling: the macro
 //! cannot see through `type Outcome<T> = Result<T, E>`, but the code it
 //! generates can. `(&Probe::<R>::new()).__rpc_kind()` resolves, by
-//! autoref-based method lookup, to [`ResultKind`] when `R` is a `Result`
-//! (whatever it is called) and to [`ValueKind`] otherwise.
+//! autoref-based method lookup, to `ResultKind` when `R` is a `Result`
+//! (whatever it is called) and to `ValueKind` otherwise.
 
 use std::any::Any;
 use std::marker::PhantomData;

@@ -1,7 +1,7 @@
 //! The MCP headers of Streamable HTTP: the session and protocol version of
 //! the handshake era, and the 2026-07-28 headers that mirror the body
 //! (SEP-2243): `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`, checked
-//! against the body by [`Mirrored`] at the server's points of the check
+//! against the body by `Mirrored` at the server's points of the check
 //! order; values that are not plain ASCII travel as `=?base64?...?=`.
 
 use base64::Engine;

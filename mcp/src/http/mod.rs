@@ -6,7 +6,7 @@
 //! routing by version (404), the security guard (CORS, tokens), the docs
 //! page for browsers, `server.json` and client manifests, the body (415,
 //! 413, 408, its parsing), the session and protocol-version headers, the
-//! 2026-07-28 mirrored headers ([`headers::Mirrored`]), `DELETE` of a
+//! 2026-07-28 mirrored headers (`headers::Mirrored`), `DELETE` of a
 //! session, and mapping the server's [`Reply`] to a status, JSON or SSE.
 
 #[cfg(feature = "docs")]

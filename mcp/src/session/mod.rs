@@ -3,7 +3,7 @@
 //! Sessions live behind [`SessionStore`] so that several instances behind a
 //! load balancer can share them; [`InMemorySessionStore`] is the in-process
 //! default (sliding TTL, bounded size, least recently used evicted first);
-//! with the `redis` feature, [`RedisSessionStore`] shares them through Redis.
+//! with the `redis` feature, `RedisSessionStore` shares them through Redis.
 //!
 //! A session keeps little of what the client sent: the negotiated version,
 //! the names of the capabilities a tool can require, and the `name`,

@@ -211,7 +211,7 @@ pub struct CallInfo {
 #[non_exhaustive]
 pub enum Stage {
     /// An `on_request` listener refused the call, or the transport did
-    /// before the executor saw it (see [`Executor::report_refusal`]).
+    /// before the executor saw it (see [`Executor::report_refusal`](crate::Executor::report_refusal)).
     Request,
     /// The method does not exist (in this version and scope).
     Lookup,

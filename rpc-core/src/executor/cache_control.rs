@@ -55,7 +55,7 @@ impl std::fmt::Debug for CacheControl {
 impl crate::context::Context {
     /// The result cache of the executor running this call, to warm or
     /// delete entries from inside a method (see
-    /// [`CacheControl`](crate::CacheControl)); `None` in a context built
+    /// [`CacheControl`]); `None` in a context built
     /// by hand (a unit test calling the method directly).
     ///
     /// ```

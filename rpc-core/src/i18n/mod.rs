@@ -27,7 +27,7 @@
 //! language, the group's file in the default language, the base file in
 //! the client's language, the base file in the default language, then the
 //! doc comment / `#[rpc::info]` (see [`Translations::text`]). The
-//! client's language comes from `Accept-Language` ([`Translations::negotiate`]),
+//! client's language comes from `Accept-Language` (`LanguageHeaders::negotiate` in `rpc-http`),
 //! q-values, ranges and `*` included, matched against the languages that
 //! have files; the default language is configurable (English unless set).
 //!

@@ -11,7 +11,7 @@
 //! * `callback`: the call is acknowledged at once with
 //!   `{"async": true, "callback": url}`, runs after that response was sent,
 //!   and its JSON-RPC response is POSTed to the URL (which the server's
-//!   [`Callbacks`](super::Callbacks) policy must allow; off by default);
+//!   `Callbacks` policy must allow; off by default);
 //! * `timeout`: seconds (`0 < timeout ≤` [`MAX_TIMEOUT_SECS`]) an async
 //!   method may take before the call fails with `-32000`;
 //! * `ignoreCache`: `true` skips the cache read (the fresh result is stored);
