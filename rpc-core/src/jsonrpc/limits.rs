@@ -52,7 +52,36 @@ impl JsonLimits {
     /// Scans `bytes`; the first limit exceeded, if any. Malformed JSON is
     /// not reported here (the parser reports it precisely).
     pub fn check(&self, bytes: &[u8]) -> Result<(), Exceeded> {
+        // A batch has its commas counted by the scan (they are its
+        // messages): counting first would not spare the scan.
         let batch = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+        if !batch && self.within_by_count(bytes) { Ok(()) } else { self.scan(bytes, batch) }
+    }
+
+    /// Whether counting bytes alone shows `bytes`, a single message, within
+    /// the limits, the case of every one but the largest: the scan's depth
+    /// never passes the number of `[` and `{` bytes, and its count of values
+    /// never passes one more than the number of `,` bytes, strings included.
+    /// A loop the compiler turns into vector instructions, several times
+    /// faster than the scan.
+    fn within_by_count(&self, bytes: &[u8]) -> bool {
+        let (mut opens, mut commas) = (0usize, 0usize);
+        for chunk in bytes.chunks(255) {
+            // Per chunk in bytes-wide counters, so that the loop stays narrow.
+            let (mut o, mut c) = (0u8, 0u8);
+            for &byte in chunk {
+                o += u8::from(byte == b'[') + u8::from(byte == b'{');
+                c += u8::from(byte == b',');
+            }
+            opens += usize::from(o);
+            commas += usize::from(c);
+        }
+        opens <= self.max_depth && commas < self.max_values
+    }
+
+    /// The scan: depth, values and (`batch`: a top-level array) a batch's
+    /// messages, strings skipped.
+    fn scan(&self, bytes: &[u8], batch: bool) -> Result<(), Exceeded> {
         let mut depth = 0usize;
         let mut values = 1usize;
         // Items of a batch: its top-level commas plus one.
@@ -268,6 +297,46 @@ mod tests {
         let long = format!("{}\\\"{}\"tail", "a".repeat(70), "b".repeat(100));
         assert_eq!(string_end(long.as_bytes(), 0), string_end_by_bytes(long.as_bytes(), 0));
         assert_eq!(string_end(b"abcdefgh\\", 0), 9, "an escape at the very end: unclosed");
+    }
+
+    #[test]
+    fn counting_never_passes_what_the_scan_refuses() {
+        // Bodies of structural bytes, strings and escapes, against small
+        // limits on both sides of their counts.
+        let alphabet: &[u8] = b"[]{},,\"\\a1 :";
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 40) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|k| alphabet[((seed.rotate_left(k as u32 * 5 % 64) >> 3) % alphabet.len() as u64) as usize])
+                .collect();
+            let limits = JsonLimits::default()
+                .max_depth((seed >> 20) as usize % 6 + 1)
+                .max_values((seed >> 30) as usize % 8 + 1)
+                .max_batch((seed >> 40) as usize % 8 + 1);
+            let checked = limits.check(&bytes);
+            let batch = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+            assert_eq!(checked, limits.scan(&bytes, batch), "{:?} under {limits:?}", String::from_utf8_lossy(&bytes));
+        }
+        // The counts over 255 bytes (the per-chunk counters' width) and far past it.
+        for n in [254, 255, 256, 300, 100_000] {
+            let deep = "[".repeat(n);
+            assert_eq!(JsonLimits::default().max_depth(n).check(deep.as_bytes()), Ok(()), "{n}");
+            assert_eq!(JsonLimits::default().max_depth(n - 1).check(deep.as_bytes()), Err(Exceeded::Depth(n - 1)));
+            let commas = format!("[{}]", "1,".repeat(n));
+            let limits = JsonLimits::default().max_values(n).max_batch(n + 1);
+            assert_eq!(limits.check(commas.as_bytes()), Err(Exceeded::Values(n)), "{n}");
+            let object = format!("{{\"a\":[{}1]}}", "1,".repeat(n - 1));
+            assert_eq!(limits.check(object.as_bytes()), Ok(()), "{n} values");
+            assert!(limits.within_by_count(object.as_bytes()), "counted, not scanned");
+            let object = format!("{{\"a\":[{}1]}}", "1,".repeat(n));
+            assert_eq!(limits.check(object.as_bytes()), Err(Exceeded::Values(n)), "{n} + 1 values");
+        }
+        let typical = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1}}}"#;
+        assert!(JsonLimits::default().within_by_count(typical), "a typical call needs no scan");
     }
 
     #[test]
