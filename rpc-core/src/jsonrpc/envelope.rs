@@ -315,13 +315,6 @@ impl<'de, P: EarlyParams<'de>> serde::de::DeserializeSeed<'de> for EarlySeed<'_,
     }
 }
 
-/// A string member's text when written without escapes.
-fn plain_string(raw: &RawValue) -> Option<&str> {
-    let text = raw.get();
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    (!inner.contains('\\')).then_some(inner)
-}
-
 impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
     type Value = Item<'de, P>;
 
@@ -341,7 +334,7 @@ impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
                 Member::Params
                     if P::READS_ANY
                         && seen & 4 == 0
-                        && let Some(method) = envelope.method.and_then(plain_string)
+                        && let Some(method) = envelope.method.and_then(super::json_string::plain_json_str)
                         && P::reads(method) =>
                 {
                     let reader = std::marker::PhantomData;

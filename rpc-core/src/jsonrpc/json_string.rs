@@ -71,12 +71,19 @@ fn push_run(out: &mut Vec<u8>, run: &[u8]) {
 /// value): borrowed when it has no escapes (a `RawValue` is valid JSON, so
 /// its quotes enclose the text as it is), else unescaped by `serde_json`.
 pub fn raw_json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let text = raw.get();
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.as_bytes().contains(&b'\\') {
-        return Some(Cow::Borrowed(inner));
+    if let Some(plain) = plain_json_str(raw) {
+        return Some(Cow::Borrowed(plain));
     }
-    serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+    let text = raw.get();
+    text.starts_with('"').then(|| serde_json::from_str::<String>(text).ok().map(Cow::Owned))?
+}
+
+/// The text of `raw` when it is a JSON string written without escapes (its
+/// quotes enclose the text as it is); `None` for any other value or a string
+/// with escapes. What [`raw_json_str`] borrows, without the parser.
+pub(crate) fn plain_json_str(raw: &RawValue) -> Option<&str> {
+    let inner = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.as_bytes().contains(&b'\\')).then_some(inner)
 }
 
 #[cfg(test)]
