@@ -98,6 +98,12 @@ async fn send(server: &McpServer, body: &Value, session: Option<&str>, protocol:
     server.handle(incoming).await
 }
 
+/// The `initialize` request of handshake-era `protocol`.
+fn initialize(protocol: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": protocol, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+}
+
 fn stateless_meta() -> Value {
     json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
 }
@@ -105,8 +111,7 @@ fn stateless_meta() -> Value {
 #[tokio::test]
 async fn the_handshake_era_without_a_transport() {
     let (server, _) = server();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let init = initialize("2025-11-25");
     let (status, reply, session) = message(send(&server, &init, None, None).await);
     assert_eq!(status, Status::Ok);
     assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
@@ -156,8 +161,7 @@ async fn the_handshake_era_without_a_transport() {
 #[tokio::test]
 async fn a_batch_under_2025_03_26() {
     let (server, _) = server();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let init = initialize("2025-03-26");
     let (_, _, session) = message(send(&server, &init, None, None).await);
     let batch = json!([
         {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "work.add", "arguments": {"a": 1, "b": 1}}},
@@ -295,13 +299,12 @@ async fn answer(server: &McpServer, parsed: Incoming<'_>) -> String {
 #[tokio::test]
 async fn tools_call_params_read_early_answer_as_when_read_later() {
     let (server, _) = server();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let init = initialize("2025-11-25");
     let (_, _, session) = message(send(&server, &init, None, None).await);
     let session = session.expect("a session");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     send(&server, &initialized, Some(&session), Some("2025-11-25")).await;
-    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let meta = format!(r#""_meta":{}"#, stateless_meta());
     // (params with META where the 2026-07-28 envelope goes, read early?)
     let shapes = [
         (r#"{"name":"work.add","arguments":{"a":1,"b":2},META}"#, true),
@@ -324,7 +327,7 @@ async fn tools_call_params_read_early_answer_as_when_read_later() {
     ];
     for stateless in [false, true] {
         for (shape, read_early) in shapes {
-            let params = shape.replace("META", if stateless { meta } else { r#""_meta":{}"# });
+            let params = shape.replace("META", if stateless { &meta } else { r#""_meta":{}"# });
             for body in [
                 format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#),
                 format!(r#"{{"jsonrpc":"2.0","params":{params},"id":7,"method":"tools/call"}}"#),
@@ -355,7 +358,7 @@ async fn tools_call_params_read_early_answer_as_when_read_later() {
 #[tokio::test]
 async fn hostile_tools_call_bodies_read_early_answer_as_when_read_later() {
     let (server, _) = server();
-    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let meta = format!(r#""_meta":{}"#, stateless_meta());
     let deep = format!("{}1{}", "[".repeat(60), "]".repeat(60));
     let many = format!("[{}0]", "0,".repeat(90_000));
     let long = "7".repeat(1 << 20);
