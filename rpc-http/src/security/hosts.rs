@@ -172,44 +172,56 @@ pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a st
         None => None,
         Some(value) => {
             let text = value.to_str().map_err(|_| HostRefusal::MalformedHost)?;
-            if !is_authority(text) {
-                return Err(HostRefusal::MalformedHost);
-            }
-            Some(text)
+            Some((text, authority_host(text).ok_or(HostRefusal::MalformedHost)?))
         }
     };
     match (uri.authority(), header) {
-        (Some(target), Some(header)) if !target.as_str().eq_ignore_ascii_case(header) => {
+        (Some(target), Some((header, _))) if !target.as_str().eq_ignore_ascii_case(header) => {
             Err(HostRefusal::AmbiguousHost)
         }
         (Some(target), _) if target.as_str().contains('@') => Err(HostRefusal::MalformedHost),
         (Some(target), _) => Ok(target.host()),
-        (None, Some(header)) => Ok(strip_port(header)),
+        (None, Some((_, host))) => Ok(host),
         (None, None) => Err(HostRefusal::MissingHost),
     }
 }
 
 /// Whether `text` is a `Host` value: `name[:port]` or `[v6][:port]`, a
 /// name being letters, digits, `-`, `.` and `_`; no user info, path or
-/// anything else (checked without allocating: it runs on every request).
+/// anything else.
 fn is_authority(text: &str) -> bool {
+    authority_host(text).is_some()
+}
+
+/// The host of a `Host` value ([`is_authority`]) without its port:
+/// `example.com:8080` is `example.com`, `[::1]:80` is `[::1]`; `None` when
+/// `text` is not one. One pass, without allocating: it runs on every request.
+fn authority_host(text: &str) -> Option<&str> {
     let bytes = text.as_bytes();
-    let (host, port): (Option<&[u8]>, &[u8]) = if let Some(rest) = bytes.strip_prefix(b"[") {
-        let Some(close) = rest.iter().position(|&b| b == b']') else { return false };
+    let (host_len, port) = if let Some(rest) = bytes.strip_prefix(b"[") {
+        let close = rest.iter().position(|&b| b == b']')?;
         let v6 = &rest[..close];
         if v6.is_empty() || !v6.iter().all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.') {
-            return false;
+            return None;
         }
-        (None, &rest[close + 1..])
+        (close + 2, &bytes[close + 2..])
     } else {
-        match bytes.iter().position(|&b| b == b':') {
-            Some(colon) => (Some(&bytes[..colon]), &bytes[colon..]),
-            None => (Some(bytes), &[]),
+        // The name's bytes up to a `:`, each checked on the way.
+        let mut end = bytes.len();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b':' {
+                end = i;
+                break;
+            }
+            if !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')) {
+                return None;
+            }
         }
+        if end == 0 {
+            return None;
+        }
+        (end, &bytes[end..])
     };
-    let host_ok = host.is_none_or(|h| {
-        !h.is_empty() && h.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
-    });
     // A port is 1 to 65535 (what `server.json` and manifests would carry).
     let port_ok = match port {
         [] => true,
@@ -220,7 +232,7 @@ fn is_authority(text: &str) -> bool {
         }
         _ => false,
     };
-    host_ok && port_ok
+    port_ok.then(|| &text[..host_len])
 }
 
 /// The authority (`host[:port]`) the request is addressed to, checked as
@@ -374,6 +386,17 @@ mod tests {
         assert_eq!(strip_port("a.b:80"), "a.b");
         assert_eq!(strip_port("a.b"), "a.b");
         assert_eq!(strip_port("[::1]"), "[::1]");
+        for (authority, host) in [
+            ("a.b:80", "a.b"),
+            ("a.b", "a.b"),
+            ("[::1]", "[::1]"),
+            ("[::1]:8080", "[::1]"),
+            ("LOCALHOST:65535", "LOCALHOST"),
+            ("x_y-z.1:1", "x_y-z.1"),
+        ] {
+            assert_eq!(authority_host(authority), Some(host), "{authority}");
+            assert_eq!(strip_port(authority), host, "the host strip_port finds in {authority}");
+        }
         assert_eq!(origin_host("https://x.y:1"), Some("x.y"));
         assert_eq!(origin_host("https://x.y/p"), None);
     }

@@ -6,11 +6,12 @@
 //! Applications that already use axum can mount the endpoints, or a whole
 //! router, there instead.
 
+use std::any::Any;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, Uri};
@@ -29,9 +30,26 @@ pub type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 type RouteFuture = Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>;
 
 /// A mounted service, type-erased: each request clones the service (the
-/// endpoints are a few `Arc`s) and runs one boxed future that waits for it
-/// to be ready and calls it.
+/// endpoints are a few `Arc`s) and calls it when it is ready at once (as
+/// the bundled endpoints always are), or runs one boxed future that waits
+/// for it to be ready and calls it.
 type Route = Arc<dyn Fn(Request<RequestBody>) -> RouteFuture + Send + Sync>;
+
+/// `future` as a [`RouteFuture`]: taken as it is when it already is one
+/// (the bundled endpoints' futures are), else boxed.
+fn route_future<F>(future: F) -> RouteFuture
+where
+    F: Future<Output = Result<Response<ResponseBody>, Infallible>> + Send + 'static,
+{
+    let mut slot = Some(future);
+    if let Some(boxed) = (&mut slot as &mut dyn Any).downcast_mut::<Option<RouteFuture>>().and_then(Option::take) {
+        return boxed;
+    }
+    match slot {
+        Some(future) => Box::pin(future),
+        None => Box::pin(std::future::ready(Ok(no_endpoint()))),
+    }
+}
 
 /// Routes requests to services by path prefix (longest prefix wins).
 #[derive(Clone, Default)]
@@ -71,8 +89,13 @@ impl Router {
         );
         let routes = Arc::make_mut(&mut self.routes);
         let route: Route = Arc::new(move |request| {
-            let service = service.clone();
-            Box::pin(service.oneshot(request))
+            let mut service = service.clone();
+            match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+                Poll::Ready(Ok(())) => route_future(service.call(request)),
+                Poll::Ready(Err(never)) => match never {},
+                // Polled again, with the task's waker, until it is ready.
+                Poll::Pending => Box::pin(service.oneshot(request)),
+            }
         });
         routes.push((prefix.to_owned(), route));
         routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
@@ -163,5 +186,53 @@ mod tests {
             let json: serde_json::Value = serde_json::from_slice(&body).expect("a JSON body");
             assert_eq!(json["error"], "no endpoint at this path", "{path}");
         }
+    }
+
+    #[test]
+    fn a_boxed_route_future_is_taken_as_it_is_and_any_other_is_boxed() {
+        let boxed: RouteFuture = Box::pin(std::future::ready(Ok(no_endpoint())));
+        let address = std::ptr::from_ref(&*boxed).cast::<()>();
+        let taken = route_future(boxed);
+        assert_eq!(std::ptr::from_ref(&*taken).cast::<()>(), address, "the same allocation, not boxed again");
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let other = route_future(async { Ok(json_response(StatusCode::OK, "{}")) });
+        assert_eq!(runtime.block_on(other).unwrap().status(), StatusCode::OK);
+    }
+
+    /// Ready only on its second `poll_ready`, which it asks to be woken for.
+    #[derive(Clone, Default)]
+    struct Slow {
+        polled: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Service<Request<RequestBody>> for Slow {
+        type Response = Response<ResponseBody>;
+        type Error = Infallible;
+        type Future = std::future::Ready<Result<Response<ResponseBody>, Infallible>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            if self.polled.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<RequestBody>) -> Self::Future {
+            std::future::ready(Ok(json_response(StatusCode::OK, format!("{{\"path\":\"{}\"}}", request.uri().path()))))
+        }
+    }
+
+    #[test]
+    fn a_service_not_ready_at_once_is_waited_for() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let slow = Slow::default();
+        let router = Router::new().nest("/slow", slow.clone());
+        let request = Request::builder().uri("/slow/v2").body(Full::new(Bytes::new())).unwrap();
+        let response = runtime.block_on(router.oneshot(request)).unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = runtime.block_on(response.into_body().collect()).unwrap().to_bytes();
+        assert_eq!(&body[..], br#"{"path":"/v2"}"#);
+        assert_eq!(slow.polled.load(std::sync::atomic::Ordering::SeqCst), 2, "polled again after Pending");
     }
 }
