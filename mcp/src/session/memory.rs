@@ -1,7 +1,7 @@
 //! The in-process session store.
 
 use std::fmt;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -29,7 +29,10 @@ type Shard = LruCache<String, Entry>;
 /// What the store and its purger share.
 struct Shared {
     shards: Box<[Mutex<Shard>]>,
-    hasher: RandomState,
+    /// Picks a session's shard. Seeded per store; the ids it hashes are the
+    /// server's own random ones (a client's made-up id only finds no
+    /// session), so a fast hash spreads them as well as SipHash would.
+    hasher: foldhash::fast::RandomState,
     clock: Arc<dyn Clock>,
     evicted: AtomicU64,
     purger_started: AtomicBool,
@@ -111,7 +114,7 @@ impl InMemorySessionStore {
             .collect();
         let shared = Shared {
             shards,
-            hasher: RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
             clock,
             evicted: AtomicU64::new(0),
             purger_started: AtomicBool::new(false),
