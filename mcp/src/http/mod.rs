@@ -165,7 +165,7 @@ impl McpEndpoint {
                     HttpMethod::GET | HttpMethod::HEAD if page => {
                         docs_page::response(self, version, &request, language)
                     }
-                    HttpMethod::POST => Box::pin(self.post(version, request, caller)).await,
+                    HttpMethod::POST => rpc::future::in_box(|| self.post(version, request, caller)).await,
                     HttpMethod::DELETE if eras.handshake() => {
                         Box::pin(self.delete(version, request.headers(), caller)).await
                     }
@@ -283,6 +283,6 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
-        Box::pin(async move { Ok(this.handle(request).await) })
+        rpc::future::in_box(move || async move { Ok(this.handle(request).await) })
     }
 }

@@ -199,7 +199,7 @@ async fn plain(
                     task: false,
                 };
                 // Boxed: a batch's futures stay small.
-                let finished = Box::pin(tool_call::run(Arc::clone(inner), call, None)).await;
+                let finished = rpc::future::in_box(|| tool_call::run(Arc::clone(inner), call, None)).await;
                 // Without a cancel scope the call cannot be cancelled: it has its response.
                 return (finished.response.unwrap_or_default(), finished.executions);
             }

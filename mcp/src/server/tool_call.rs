@@ -94,7 +94,7 @@ pub(crate) async fn answer(
     let wanted = std::mem::take(&mut call.wanted);
     let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &call.name);
     // Boxed: the stream owns the call once it outlives this function.
-    let future: CallFuture = Box::pin(run(Arc::clone(&inner), call, Some(sink)));
+    let future: CallFuture = rpc::future::in_box(|| run(Arc::clone(&inner), call, Some(sink)));
     match stream::start(future, events, inner.config.keep_alive).await {
         Started::Finished { finished, events } if events.is_empty() => plain(status, finished, silent_cancel),
         Started::Finished { finished, events } => {

@@ -194,7 +194,7 @@ impl Stdio {
             let shared = Arc::clone(&shared);
             // Boxed: the task then holds a pointer, not the whole exchange,
             // which tokio would move at every stage of the task.
-            tasks.spawn(Box::pin(async move {
+            tasks.spawn(rpc::future::in_box(move || async move {
                 let _permit = permit;
                 shared.exchange(&bytes).await;
             }));

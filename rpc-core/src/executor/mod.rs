@@ -521,7 +521,7 @@ impl Executor {
             return;
         };
         let this = self.clone();
-        let mut work = Box::pin(async move { this.after_response(done).await });
+        let mut work = crate::future::in_box(move || async move { this.after_response(done).await });
         // One poll in place: a future that is not done yet is polled again
         // by the task it moves to, which registers its real waker.
         let mut poll = std::task::Context::from_waker(std::task::Waker::noop());

@@ -436,6 +436,6 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
-        Box::pin(async move { Ok(this.handle(request).await) })
+        rpc_core::future::in_box(move || async move { Ok(this.handle(request).await) })
     }
 }
