@@ -102,24 +102,29 @@ impl Activity {
     /// A request head was received; the returned guard ends the request
     /// when dropped (with the response body, or the handler's future).
     pub(crate) fn request_started(self: &Arc<Self>, http2: bool) -> InFlight {
-        self.in_flight.fetch_add(1, Ordering::SeqCst);
-        self.served.store(true, Ordering::SeqCst);
-        if http2 {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        // Stored once: a store on every request would be a locked write.
+        if !self.served.load(Ordering::Acquire) {
+            self.served.store(true, Ordering::Release);
+        }
+        if http2 && !self.http2.load(Ordering::Relaxed) {
             self.http2.store(true, Ordering::Relaxed);
         }
         InFlight(self.clone())
     }
 
     fn request_ended(&self) {
-        self.idle_since.store(self.now_ms(), Ordering::SeqCst);
-        self.first_byte.store(NONE, Ordering::SeqCst);
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        // Released by the decrement: a watchdog that finds no request in
+        // flight also finds when the last one ended.
+        self.idle_since.store(self.now_ms(), Ordering::Release);
+        self.first_byte.store(NONE, Ordering::Release);
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Bytes were read from the socket.
     fn bytes_read(&self) {
-        if self.in_flight.load(Ordering::SeqCst) == 0 && self.first_byte.load(Ordering::SeqCst) == NONE {
-            let _ = self.first_byte.compare_exchange(NONE, self.now_ms(), Ordering::SeqCst, Ordering::SeqCst);
+        if self.in_flight.load(Ordering::Acquire) == 0 && self.first_byte.load(Ordering::Acquire) == NONE {
+            let _ = self.first_byte.compare_exchange(NONE, self.now_ms(), Ordering::AcqRel, Ordering::Acquire);
         }
     }
 
