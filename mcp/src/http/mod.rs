@@ -120,9 +120,20 @@ impl McpEndpoint {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let inner = &*self.server.inner;
+        self.clone().respond(request).await
+    }
+
+    /// [`handle`](Self::handle), owning the endpoint: the service's boxed
+    /// future is this one, built in place, not another that holds it.
+    async fn respond<B>(self, request: Request<B>) -> HttpResponse
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let this = &self;
+        let inner = &*this.server.inner;
         let env = inner.executor.environment();
-        if let Err(why) = self.security.check_hosts(original_uri(&request), request.headers()) {
+        if let Err(why) = this.security.check_hosts(original_uri(&request), request.headers()) {
             tracing::debug!(%why, "refused by DNS-rebinding protection");
             return error(StatusCode::FORBIDDEN, &invalid(why.message()));
         }
@@ -133,11 +144,11 @@ impl McpEndpoint {
         }
         if let Some((version, document)) = documents::document_path(request.uri().path()) {
             // Boxed, as every path but `POST`: the hot path's future stays small.
-            return Box::pin(documents::serve(self, version, document, request)).await;
+            return Box::pin(documents::serve(this, version, document, request)).await;
         }
         let group = Some(inner.group.as_str());
         let served = version_from_path(request.uri().path())
-            .filter(|v| self.security.is_available(group, *v))
+            .filter(|v| this.security.is_available(group, *v))
             .filter(|v| inner.tools.version(*v).is_some());
         let Some(version) = served else {
             let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
@@ -153,7 +164,7 @@ impl McpEndpoint {
         #[cfg(not(feature = "docs"))]
         let page = false;
         let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
-        self.security
+        this.security
             .guard(request, target, |request, identity| async move {
                 let translations = &inner.translations;
                 let language = translations.negotiate(request.headers());
@@ -163,14 +174,14 @@ impl McpEndpoint {
                 let mut response = match *request.method() {
                     #[cfg(feature = "docs")]
                     HttpMethod::GET | HttpMethod::HEAD if page => {
-                        docs_page::response(self, version, &request, language)
+                        docs_page::response(this, version, &request, language)
                     }
-                    HttpMethod::POST => rpc::future::in_box(|| self.post(version, request, caller)).await,
+                    HttpMethod::POST => rpc::future::in_box(|| this.post(version, request, caller)).await,
                     HttpMethod::DELETE if eras.handshake() => {
-                        Box::pin(self.delete(version, request.headers(), caller)).await
+                        Box::pin(this.delete(version, request.headers(), caller)).await
                     }
-                    HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
-                        Box::pin(self.session_stream(version, request.headers(), caller, request.extensions())).await
+                    HttpMethod::GET if eras.handshake() && this.server.sends_on_its_own() => {
+                        Box::pin(this.session_stream(version, request.headers(), caller, request.extensions())).await
                     }
                     HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
                     HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
@@ -283,6 +294,6 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
-        rpc::future::in_box(move || async move { Ok(this.handle(request).await) })
+        rpc::future::in_box(move || rpc::future::Infallibly::new(this.respond(request)))
     }
 }

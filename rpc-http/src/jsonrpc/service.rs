@@ -124,7 +124,18 @@ impl JsonRpcService {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let inner = &self.inner;
+        self.clone().respond(request).await
+    }
+
+    /// [`handle`](Self::handle), owning the service: the service's boxed
+    /// future is this one, built in place, not another that holds it.
+    async fn respond<B>(self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let this = &self;
+        let inner = &this.inner;
         let env = inner.executor.environment();
         if let Err(why) = inner.security.check_hosts(original_uri(&request), request.headers()) {
             tracing::debug!(%why, "refused by DNS-rebinding protection");
@@ -160,16 +171,16 @@ impl JsonRpcService {
             .security
             .guard(request, target, |request, identity| async move {
                 match (document, request.method()) {
-                    (Document::Endpoint, &HttpMethod::POST) => self.post(version, request, identity).await,
+                    (Document::Endpoint, &HttpMethod::POST) => this.post(version, request, identity).await,
                     #[cfg(feature = "docs")]
                     (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD)
                         if crate::docs::prefers_html(request.headers()) =>
                     {
-                        self.page(version, &request)
+                        this.page(version, &request)
                     }
-                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => self.openrpc(version, &request),
+                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => this.openrpc(version, &request),
                     #[cfg(feature = "docs")]
-                    (Document::Postman, &HttpMethod::GET | &HttpMethod::HEAD) => self.postman(version, &request),
+                    (Document::Postman, &HttpMethod::GET | &HttpMethod::HEAD) => this.postman(version, &request),
                     _ => {
                         let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
                         response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
@@ -436,6 +447,6 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
-        rpc_core::future::in_box(move || async move { Ok(this.handle(request).await) })
+        rpc_core::future::in_box(move || rpc_core::future::Infallibly::new(this.respond(request)))
     }
 }
