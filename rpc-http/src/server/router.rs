@@ -47,6 +47,8 @@ where
     }
     match slot {
         Some(future) => Box::pin(future),
+        // Not reached: the slot is empty only when it held a `RouteFuture`,
+        // returned above.
         None => Box::pin(std::future::ready(Ok(no_endpoint()))),
     }
 }
