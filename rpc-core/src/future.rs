@@ -18,32 +18,6 @@ pub fn in_box<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
     Box::into_pin(Box::write(slot, make()))
 }
 
-pin_project_lite::pin_project! {
-    /// A future that cannot fail as one of `Result<_, Infallible>` (what a
-    /// `tower::Service` that never fails returns), with no `async` block
-    /// around it that would hold it (and copy it in when it starts).
-    #[derive(Debug)]
-    pub struct Infallibly<F> {
-        #[pin]
-        future: F,
-    }
-}
-
-impl<F> Infallibly<F> {
-    /// `future`, its output wrapped in `Ok`.
-    pub fn new(future: F) -> Self {
-        Infallibly { future }
-    }
-}
-
-impl<F: Future> Future for Infallibly<F> {
-    type Output = Result<F::Output, std::convert::Infallible>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.project().future.poll(cx).map(Ok)
-    }
-}
-
 /// A value ready now (no allocation) or a boxed future of it.
 pub enum MaybeReady<'a, T> {
     /// Already done.
@@ -105,16 +79,5 @@ mod tests {
         let waker = std::task::Waker::noop();
         assert!(future.as_mut().poll(&mut Context::from_waker(waker)).is_pending(), "suspended at its await");
         assert_eq!(runtime.block_on(future), 7 * 8192);
-    }
-
-    #[test]
-    fn an_infallible_future_answers_ok_once_its_future_does() {
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let future = Infallibly::new(async {
-            tokio::task::yield_now().await;
-            "done"
-        });
-        let answer: Result<&str, std::convert::Infallible> = runtime.block_on(future);
-        assert_eq!(answer, Ok("done"));
     }
 }

@@ -23,6 +23,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
 use rpc::Security;
@@ -143,7 +144,7 @@ impl McpEndpoint {
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
         }
         if let Some((version, document)) = documents::document_path(request.uri().path()) {
-            // Boxed, as every path but `POST`: the hot path's future stays small.
+            // Boxed, as every path is: the endpoint's own future stays small.
             return Box::pin(documents::serve(this, version, document, request)).await;
         }
         let group = Some(inner.group.as_str());
@@ -294,6 +295,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
-        rpc::future::in_box(move || rpc::future::Infallibly::new(this.respond(request)))
+        // `map(Ok)`, not an `async` block that would hold the future and copy it in.
+        rpc::future::in_box(move || this.respond(request).map(Ok))
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 use futures_util::future::join_all;
 use futures_util::stream::FuturesUnordered;
@@ -447,6 +448,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
-        rpc_core::future::in_box(move || rpc_core::future::Infallibly::new(this.respond(request)))
+        // `map(Ok)`, not an `async` block that would hold the future and copy it in.
+        rpc_core::future::in_box(move || this.respond(request).map(Ok))
     }
 }
