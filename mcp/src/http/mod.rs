@@ -30,9 +30,9 @@ use rpc::Security;
 use rpc::i18n::LanguageHeaders;
 use rpc::jsonrpc::envelope;
 use rpc::security::{Resource, Target};
+use rpc::server::Connection;
 use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
 use rpc::server::route::{original_uri, version_from_path};
-use rpc::server::{Draining, PeerAddr};
 use serde_json::json;
 
 use crate::call::ProtocolError;
@@ -170,7 +170,7 @@ impl McpEndpoint {
                 let translations = &inner.translations;
                 let language = translations.negotiate(request.headers());
                 // Formatted only when a per-client limit needs it.
-                let client = request.extensions().get::<PeerAddr>().map(|peer| peer.0.ip());
+                let client = request.extensions().get::<Connection>().map(|c| c.peer().ip());
                 let caller = Caller { identity, language, client };
                 let mut response = match *request.method() {
                     #[cfg(feature = "docs")]
@@ -236,7 +236,7 @@ impl McpEndpoint {
             accepts,
             mirror: Some(&mirror),
             cancel_scope: None,
-            closing: parts.extensions.get::<Draining>().map(Draining::receiver),
+            closing: parts.extensions.get::<Connection>().map(|c| c.draining().receiver()),
         };
         let reply = self.server.handle(incoming).await;
         let security = &self.security;
@@ -258,7 +258,7 @@ impl McpEndpoint {
         incoming.session = found.session.text();
         incoming.protocol = found.protocol.text();
         incoming.accepts = accepted(headers);
-        incoming.closing = extensions.get::<Draining>().map(Draining::receiver);
+        incoming.closing = extensions.get::<Connection>().map(|c| c.draining().receiver());
         let accepts = incoming.accepts;
         let reply = self.server.open_session_stream(incoming).await;
         to_http(&self.server, reply, accepts, |_| None)

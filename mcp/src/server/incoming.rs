@@ -108,8 +108,8 @@ pub struct Incoming<'a> {
     /// call is cancelled within its session.
     pub cancel_scope: Option<&'a str>,
     /// Turns true when the server is shutting down: long-lived streams end
-    /// gracefully.
-    pub closing: Option<watch::Receiver<bool>>,
+    /// gracefully (they clone it; a request that opens none does not).
+    pub closing: Option<&'a watch::Receiver<bool>>,
 }
 
 impl<'a> Incoming<'a> {

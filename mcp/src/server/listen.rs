@@ -116,7 +116,7 @@ pub(crate) fn listen(inner: &Arc<Inner>, id: &RawValue, asked: Option<Value>, in
     params.insert("notifications".into(), Value::Object(honoured));
     let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": params});
     let mut closed = vec![changes.closed()];
-    closed.extend(incoming.closing.clone());
+    closed.extend(incoming.closing.cloned());
     Reply::Stream(stream::listen_stream(Listen {
         id: id.get().to_owned(),
         acknowledgement: serde_json::to_vec(&ack).unwrap_or_default(),

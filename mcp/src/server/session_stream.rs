@@ -55,7 +55,7 @@ pub(crate) async fn open(inner: &Arc<Inner>, endpoint: &str, incoming: &Incoming
         }
     };
     let mut closed = vec![changes.closed()];
-    closed.extend(incoming.closing.clone());
+    closed.extend(incoming.closing.cloned());
     Reply::Stream(stream(Watch {
         session: session.id.clone(),
         sessions: Arc::clone(&inner.sessions),

@@ -29,7 +29,8 @@ use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
-use crate::server::route::{PeerAddr, PublicUrl, original_uri, public_url, version_and_document};
+use crate::server::connection::Connection;
+use crate::server::route::{PublicUrl, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Params, Transport};
 use rpc_core::i18n::Translations;
@@ -254,7 +255,7 @@ impl JsonRpcService {
             Err(error) => return json_response(StatusCode::OK, error_body(None, &error, env)),
         };
         let headers = &parts.headers;
-        let peer = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
+        let peer = parts.extensions.get::<Connection>().map(|c| c.peer().ip());
         let mut deferred = Vec::new();
         let mut retry_after = None;
         let (out, executions) = match parsed {

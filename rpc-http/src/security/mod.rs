@@ -36,7 +36,8 @@ pub use hosts::{HostPolicy, HostRefusal, effective_authority, effective_host};
 pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
 
 use crate::server::body::{ResponseBody, json_response, status_response};
-use crate::server::route::{PeerAddr, original_uri};
+use crate::server::connection::Connection;
+use crate::server::route::original_uri;
 
 /// What an endpoint routed a request to, for the access decision.
 #[derive(Debug, Clone, Copy)]
@@ -282,7 +283,7 @@ impl Security {
                 group: target.group,
                 version: target.version,
                 resource: target.resource,
-                peer: request.extensions().get::<PeerAddr>().map(|p| p.0),
+                peer: request.extensions().get::<Connection>().map(Connection::peer),
             };
             self.authorize(&access).await
         };

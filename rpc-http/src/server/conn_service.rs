@@ -19,9 +19,8 @@ use tower::util::Oneshot;
 
 use super::activity::{Activity, InFlight};
 use super::body::{ResponseBody, status_response};
+use super::connection::Connection;
 use super::deadline::{Deadline, DeadlineBody, Elapsed};
-use super::draining::Draining;
-use super::route::PeerAddr;
 
 /// The request body [`serve`](super::serve) hands the application: hyper's
 /// body under the [body-read deadline](super::ServerLimits::body_read_timeout).
@@ -35,21 +34,19 @@ pub(crate) struct ConnService<S> {
     inner: S,
     request_timeout: Duration,
     activity: Arc<Activity>,
-    draining: Draining,
+    connection: Connection,
     body_read_timeout: Duration,
-    peer: PeerAddr,
 }
 
 impl<S> ConnService<S> {
     pub(crate) fn new(
         app: S,
         activity: Arc<Activity>,
-        draining: Draining,
+        connection: Connection,
         request_timeout: Duration,
         body_read_timeout: Duration,
-        peer: std::net::SocketAddr,
     ) -> Self {
-        ConnService { inner: app, request_timeout, activity, draining, body_read_timeout, peer: PeerAddr(peer) }
+        ConnService { inner: app, request_timeout, activity, connection, body_read_timeout }
     }
 }
 
@@ -64,8 +61,8 @@ where
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
         let in_flight = self.activity.request_started(!http1);
-        request.extensions_mut().insert(self.draining.clone());
-        request.extensions_mut().insert(self.peer);
+        // One extension for the connection: each is an allocation.
+        request.extensions_mut().insert(self.connection.clone());
         let timeout = self.body_read_timeout;
         let request = request.map(|body| DeadlineBody::new(timeout, body));
         let inner = Deadline::new(self.request_timeout, self.inner.clone().oneshot(request));

@@ -21,8 +21,8 @@ impl Draining {
         *self.0.borrow()
     }
 
-    /// A receiver that sees the signal (for `wait_for(|set| *set)`).
-    pub fn receiver(&self) -> watch::Receiver<bool> {
-        self.0.clone()
+    /// The receiver that sees the signal (clone it to `wait_for(|set| *set)`).
+    pub fn receiver(&self) -> &watch::Receiver<bool> {
+        &self.0
     }
 }

@@ -11,6 +11,7 @@ pub mod body;
 pub mod cli;
 #[cfg(feature = "server")]
 mod conn_service;
+pub mod connection;
 pub mod deadline;
 pub mod draining;
 #[cfg(feature = "server")]
@@ -25,10 +26,11 @@ pub mod runner;
 pub use body::ResponseBody;
 #[cfg(feature = "server")]
 pub use conn_service::IncomingBody;
+pub use connection::Connection;
 pub use draining::Draining;
 #[cfg(feature = "server")]
 pub use limits::{ServerLimits, raise_open_files_limit};
-pub use route::{InvalidPublicUrl, OriginalUri, PeerAddr, PublicUrl};
+pub use route::{InvalidPublicUrl, OriginalUri, PublicUrl};
 pub use router::{RequestBody, Router};
 #[cfg(feature = "server")]
 pub use runner::{run, serve, serve_with, shutdown_signal};

@@ -21,7 +21,7 @@ use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 use tower::Service;
 
-use crate::server::{PeerAddr, Router};
+use crate::server::{Connection, Draining, Router};
 
 /// The largest request `call` reads from stdin (`-`).
 const MAX_INPUT: u64 = 16 << 20;
@@ -117,7 +117,10 @@ pub async fn call(mut router: Router, args: &CallArgs, request: String) -> Outco
         Ok(request) => request,
         Err(e) => return Outcome::failed(format!("cannot build the request for {uri}: {e}")),
     };
-    http_request.extensions_mut().insert(PeerAddr(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))));
+    // The sender lives until the call is answered: the server is not shutting down.
+    let (_serving, draining) = Draining::channel();
+    let local = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+    http_request.extensions_mut().insert(Connection::new(local, draining));
     let response = match router.call(http_request).await {
         Ok(response) => response,
         Err(never) => match never {},

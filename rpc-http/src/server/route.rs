@@ -2,11 +2,6 @@
 
 use http::{Request, Uri};
 
-/// The address of the client, as the server that accepted the connection
-/// saw it; [`serve`](super::serve) puts it into every request's extensions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PeerAddr(pub std::net::SocketAddr);
-
 /// The URI a request had before a [`Router`](super::Router) stripped its
 /// mount prefix; stored in the request extensions.
 #[derive(Debug, Clone)]

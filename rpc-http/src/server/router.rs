@@ -148,9 +148,8 @@ where
             return Box::pin(std::future::ready(Ok(no_endpoint())));
         };
         let (mut parts, body) = request.into_parts();
-        let original = parts.uri.clone();
-        let rest = &original.path()[prefix.len()..];
-        let query = original.query();
+        let rest = &parts.uri.path()[prefix.len()..];
+        let query = parts.uri.query();
         let mut path_and_query = String::with_capacity(rest.len() + query.map_or(0, |q| q.len() + 1) + 1);
         if rest.is_empty() {
             path_and_query.push('/');
@@ -160,8 +159,10 @@ where
             path_and_query.push('?');
             path_and_query.push_str(q);
         }
-        // `TryFrom<String>` takes the buffer over instead of copying it.
-        parts.uri = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
+        // `TryFrom<String>` takes the buffer over instead of copying it; the
+        // original is moved out, not cloned.
+        let inner = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
+        let original = std::mem::replace(&mut parts.uri, inner);
         // The outermost target: under another router (axum's `nest_service`,
         // or this one), the path the client asked for keeps every prefix.
         let outermost = super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original);

@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use super::activity::{Activity, Expired, TrackedIo};
 use super::body::ResponseBody;
 use super::conn_service::{ConnService, IncomingBody};
+use super::connection::Connection;
 use super::draining::Draining;
 use super::limits::{HYPER_DEFAULT_MAX_HEADERS, REFUSAL_SLOTS, ServerLimits};
 
@@ -66,7 +67,7 @@ where
 /// [`SHUTDOWN_GRACE`]: long-lived streams see [`Draining`]) and closes those
 /// left.
 ///
-/// Every request carries a [`Draining`] and the client's [`PeerAddr`](super::PeerAddr) in its extensions; its body is
+/// Every request carries its [`Connection`] (the client's address, [`Draining`]) in its extensions; its body is
 /// an [`IncomingBody`] (a [`Router`](super::Router) takes it as it is).
 /// The [`ServerLimits`] documentation tells what each limit does; at the
 /// connection cap the server goes on accepting and answers the extra
@@ -124,13 +125,12 @@ where
                 let service = ConnService::new(
                     service.clone(),
                     activity.clone(),
-                    draining.clone(),
+                    Connection::new(peer, draining.clone()),
                     limits.request_timeout,
                     limits.body_read_timeout,
-                    peer,
                 );
                 let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
-                tokio::spawn(drive(connection, activity, draining.receiver(), stop.clone(), peer));
+                tokio::spawn(drive(connection, activity, draining.receiver().clone(), stop.clone(), peer));
             }
             () = &mut shutdown => break,
         }
