@@ -287,12 +287,14 @@ impl Context {
     }
 
     /// The context of a caller the endpoint's access policy identified.
+    #[inline]
     pub fn with_identity(mut self, identity: Option<Arc<Identity>>) -> Self {
         self.identity = identity;
         self
     }
 
     /// The context of a transport that can ask the client (see [`ask_client`](Self::ask_client)).
+    #[inline]
     pub fn with_asker(mut self, asker: Arc<dyn crate::ask::ClientAsker>) -> Self {
         self.asker = Some(asker);
         self

@@ -87,6 +87,7 @@ pub const LARGE_INPUT_BYTES: usize = 64 * 1024;
 
 impl<'a> Call<'a> {
     /// A call of `method` in API `version`, over JSON-RPC, in no particular group.
+    #[inline]
     pub fn new(method: &'a str, version: u32, params: Params) -> Self {
         Call {
             method,
@@ -114,6 +115,7 @@ impl<'a> Call<'a> {
     /// A client's call, from `peer` (its address, when the transport has
     /// one): counted against the executor's call rate, by identity, else
     /// by address ([`crate::rate`]).
+    #[inline]
     pub fn from_client(mut self, peer: Option<std::net::IpAddr>) -> Self {
         self.metered = true;
         self.peer = peer;
@@ -128,6 +130,7 @@ impl<'a> Call<'a> {
     /// text that passed them is remembered. Listeners that see requests
     /// ([`Listener::watches_requests`](crate::events::Listener::watches_requests))
     /// get them read, as before.
+    #[inline]
     pub fn named_raw(mut self, raw: &'a serde_json::value::RawValue) -> Self {
         self.params = Params::None;
         self.raw_named = Some(raw);
@@ -135,12 +138,14 @@ impl<'a> Call<'a> {
     }
 
     /// Skips the cache read (the fresh result is stored).
+    #[inline]
     pub fn ignore_cache(mut self, ignore: bool) -> Self {
         self.ignore_cache = ignore;
         self
     }
 
     /// Abandons an async method still running after `limit`.
+    #[inline]
     pub fn timeout(mut self, limit: Option<Duration>) -> Self {
         self.timeout = limit;
         self
@@ -149,12 +154,14 @@ impl<'a> Call<'a> {
     /// The size of the parameters as received, in bytes (e.g. the length of
     /// the raw `params`): large inputs are checked without holding up the
     /// other requests of the runtime worker (see [`LARGE_INPUT_BYTES`]).
+    #[inline]
     pub fn input_bytes(mut self, bytes: usize) -> Self {
         self.input_bytes = bytes;
         self
     }
 
     /// The request context the method gets.
+    #[inline]
     pub fn context(mut self, context: Context) -> Self {
         self.context = Some(context);
         self
@@ -163,6 +170,7 @@ impl<'a> Call<'a> {
     /// The method, already looked up by the caller (an MCP endpoint finds
     /// it through its tool): it must be the one the registry holds under
     /// this call's name, version and scope.
+    #[inline]
     pub fn resolved(mut self, method: Arc<Method>) -> Self {
         self.resolved = Some(method);
         self
@@ -170,18 +178,21 @@ impl<'a> Call<'a> {
 
     /// The caller's identity (from the endpoint's access policy): the
     /// method reads it from its context, listeners from [`CallInfo::identity`].
+    #[inline]
     pub fn identity(mut self, identity: Option<Arc<Identity>>) -> Self {
         self.identity = identity;
         self
     }
 
     /// Restricts the lookup to the methods of group `group`.
+    #[inline]
     pub fn scope(mut self, group: &'a str) -> Self {
         self.scope = Some(group);
         self
     }
 
     /// The transport the call came through.
+    #[inline]
     pub fn transport(mut self, transport: Transport) -> Self {
         self.transport = transport;
         self

@@ -7,9 +7,10 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
+use futures_util::future::Either;
 use http::{HeaderValue, Request, Response, StatusCode, Version, header};
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
@@ -56,7 +57,7 @@ where
 {
     type Response = Response<Tracked<ResponseBody>>;
     type Error = Infallible;
-    type Future = ConnFuture<Oneshot<S, Request<IncomingBody>>>;
+    type Future = ConnFuture<Either<S::Future, Oneshot<S, Request<IncomingBody>>>>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
@@ -65,7 +66,16 @@ where
         request.extensions_mut().insert(self.connection.clone());
         let timeout = self.body_read_timeout;
         let request = request.map(|body| DeadlineBody::new(timeout, body));
-        let inner = Deadline::new(self.request_timeout, self.inner.clone().oneshot(request));
+        // A service ready at once (a `Router` always is) is called here: the
+        // request is not parked in a `Oneshot` (a copy of it) first.
+        let mut service = self.inner.clone();
+        let call = match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ok(())) => Either::Left(service.call(request)),
+            Poll::Ready(Err(never)) => match never {},
+            // Polled again, with the task's waker, until it is ready.
+            Poll::Pending => Either::Right(service.oneshot(request)),
+        };
+        let inner = Deadline::new(self.request_timeout, call);
         ConnFuture { inner, in_flight: Some(in_flight), http1 }
     }
 }
@@ -126,5 +136,64 @@ impl<B: Body + Unpin> Body for Tracked<B> {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+    use crate::server::body::json_response;
+
+    /// Ready only on its second `poll_ready` (which it asks to be woken
+    /// for); answers with the client's address it finds in the request.
+    #[derive(Clone, Default)]
+    struct Slow {
+        polled: Arc<AtomicUsize>,
+    }
+
+    impl tower::Service<Request<IncomingBody>> for Slow {
+        type Response = Response<ResponseBody>;
+        type Error = Infallible;
+        type Future = std::future::Ready<Result<Response<ResponseBody>, Infallible>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            if self.polled.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<IncomingBody>) -> Self::Future {
+            let peer = request.extensions().get::<Connection>().map(|c| c.peer().ip().to_string());
+            std::future::ready(Ok(json_response(
+                StatusCode::OK,
+                format!("{{\"peer\":\"{}\"}}", peer.unwrap_or_default()),
+            )))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_service_not_ready_at_once_is_waited_for_and_sees_its_connection() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let slow = Slow::default();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(crate::server::serve(listener, slow.clone(), async {
+            let _ = stopped.await;
+        }));
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with(r#"{"peer":"127.0.0.1"}"#), "{answer}");
+        assert_eq!(slow.polled.load(Ordering::SeqCst), 2, "polled again after Pending");
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
     }
 }
