@@ -150,7 +150,10 @@ where
         let (mut parts, body) = request.into_parts();
         let rest = &parts.uri.path()[prefix.len()..];
         let query = parts.uri.query();
-        let mut path_and_query = String::with_capacity(rest.len() + query.map_or(0, |q| q.len() + 1) + 1);
+        // Exactly its length: a full buffer becomes the URI's `Bytes` without
+        // another allocation.
+        let exact = usize::from(rest.is_empty()) + rest.len() + query.map_or(0, |q| q.len() + 1);
+        let mut path_and_query = String::with_capacity(exact);
         if rest.is_empty() {
             path_and_query.push('/');
         }
@@ -237,5 +240,26 @@ mod tests {
         let body = runtime.block_on(response.into_body().collect()).unwrap().to_bytes();
         assert_eq!(&body[..], br#"{"path":"/v2"}"#);
         assert_eq!(slow.polled.load(std::sync::atomic::Ordering::SeqCst), 2, "polled again after Pending");
+    }
+
+    #[test]
+    fn a_mounted_service_sees_the_rest_of_the_path_with_the_query_and_the_original_uri() {
+        let echo = tower::service_fn(|request: Request<RequestBody>| async move {
+            let original = request.extensions().get::<OriginalUri>().map(|o| o.0.to_string()).unwrap_or_default();
+            Ok::<_, Infallible>(json_response(
+                StatusCode::OK,
+                serde_json::json!({"uri": request.uri().to_string(), "original": original}).to_string(),
+            ))
+        });
+        let router = Router::new().nest("/api", echo);
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        for (asked, inner) in [("/api/v2?x=1&y", "/v2?x=1&y"), ("/api", "/"), ("/api?a=b", "/?a=b"), ("/api/", "/")] {
+            let request = Request::builder().uri(asked).body(Full::new(Bytes::new())).unwrap();
+            let response = runtime.block_on(router.clone().oneshot(request)).unwrap();
+            let body = runtime.block_on(response.into_body().collect()).unwrap().to_bytes();
+            let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(json["uri"], inner, "{asked}");
+            assert_eq!(json["original"], asked, "{asked}");
+        }
     }
 }
