@@ -161,7 +161,7 @@ mod tests {
         type Future = std::future::Ready<Result<Response<ResponseBody>, Infallible>>;
 
         fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-            if self.polled.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+            if self.polled.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
