@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use futures_util::future::Either;
@@ -15,13 +15,13 @@ use http::{HeaderValue, Request, Response, StatusCode, Version, header};
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use pin_project_lite::pin_project;
-use tower::ServiceExt;
 use tower::util::Oneshot;
 
 use super::activity::{Activity, InFlight};
 use super::body::{ResponseBody, status_response};
 use super::connection::Connection;
 use super::deadline::{Deadline, DeadlineBody, Elapsed};
+use super::ready_call::call_ready;
 
 /// The request body [`serve`](super::serve) hands the application: hyper's
 /// body under the [body-read deadline](super::ServerLimits::body_read_timeout).
@@ -66,16 +66,7 @@ where
         request.extensions_mut().insert(self.connection.clone());
         let timeout = self.body_read_timeout;
         let request = request.map(|body| DeadlineBody::new(timeout, body));
-        // A service ready at once (a `Router` always is) is called here: the
-        // request is not parked in a `Oneshot` (a copy of it) first.
-        let mut service = self.inner.clone();
-        let call = match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(Ok(())) => Either::Left(service.call(request)),
-            Poll::Ready(Err(never)) => match never {},
-            // Polled again, with the task's waker, until it is ready.
-            Poll::Pending => Either::Right(service.oneshot(request)),
-        };
-        let inner = Deadline::new(self.request_timeout, call);
+        let inner = Deadline::new(self.request_timeout, call_ready(self.inner.clone(), request));
         ConnFuture { inner, in_flight: Some(in_flight), http1 }
     }
 }

@@ -18,6 +18,7 @@ pub mod draining;
 pub mod limits;
 #[cfg(feature = "cli")]
 pub mod one_shot;
+mod ready_call;
 pub mod route;
 pub mod router;
 #[cfg(feature = "server")]

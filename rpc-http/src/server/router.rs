@@ -11,16 +11,18 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures_util::future::Either;
 use http::{Request, Response, StatusCode, Uri};
 use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
-use tower::{Service, ServiceExt};
+use tower::Service;
 
 use super::body::{BoxError, ResponseBody, json_response};
+use super::ready_call::call_ready;
 use super::route::OriginalUri;
 
 /// The request body type mounted services receive from the router (not
@@ -90,14 +92,9 @@ impl Router {
             "mount prefix `{prefix}` must start and not end with `/`"
         );
         let routes = Arc::make_mut(&mut self.routes);
-        let route: Route = Arc::new(move |request| {
-            let mut service = service.clone();
-            match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
-                Poll::Ready(Ok(())) => route_future(service.call(request)),
-                Poll::Ready(Err(never)) => match never {},
-                // Polled again, with the task's waker, until it is ready.
-                Poll::Pending => Box::pin(service.oneshot(request)),
-            }
+        let route: Route = Arc::new(move |request| match call_ready(service.clone(), request) {
+            Either::Left(called) => route_future(called),
+            Either::Right(waiting) => Box::pin(waiting),
         });
         routes.push((prefix.to_owned(), route));
         routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
@@ -178,6 +175,7 @@ where
 #[cfg(test)]
 mod tests {
     use http_body_util::Full;
+    use tower::ServiceExt;
 
     use super::*;
 
