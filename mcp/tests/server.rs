@@ -95,7 +95,7 @@ async fn send(server: &McpServer, body: &Value, session: Option<&str>, protocol:
     let mut incoming = Incoming::new(parsed, 1, Caller::default());
     incoming.session = session;
     incoming.protocol = protocol;
-    server.handle(incoming).await
+    server.handle(&incoming).await
 }
 
 /// The `initialize` request of handshake-era `protocol`.
@@ -216,7 +216,7 @@ async fn the_stateless_era_and_its_refusals() {
 
     let bytes = serde_json::to_vec(&call).expect("JSON");
     let incoming = Incoming::new(parse_body(&bytes, true).expect("parsed"), 7, Caller::default());
-    let (status, reply, _) = message(server.handle(incoming).await);
+    let (status, reply, _) = message(server.handle(&incoming).await);
     assert_eq!(status, Status::NotFound, "no version 7: {reply}");
 }
 
@@ -253,7 +253,7 @@ async fn cancelled_within_its_scope() {
             let mut incoming = Incoming::new(parse_body(&bytes, true).expect("parsed"), 1, Caller::default());
             incoming.cancel_scope = Some("conversation-1");
             // A cancelled request gets no response.
-            match server.handle(incoming).await {
+            match server.handle(&incoming).await {
                 Reply::Accepted => {}
                 Reply::Message(m) => panic!("no response, not {}", String::from_utf8_lossy(&m.body)),
                 other => panic!("no response, not {other:?}"),
@@ -270,7 +270,7 @@ async fn cancelled_within_its_scope() {
             .expect("JSON");
             let mut incoming = Incoming::new(parse_body(&body, true).expect("parsed"), 1, Caller::default());
             incoming.cancel_scope = Some(scope);
-            server.handle(incoming).await
+            server.handle(&incoming).await
         }
     };
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -284,7 +284,7 @@ async fn cancelled_within_its_scope() {
 
 /// The whole answer to `body`: its status and bytes (or the stream's frames).
 async fn answer(server: &McpServer, parsed: Incoming<'_>) -> String {
-    match server.handle(parsed).await {
+    match server.handle(&parsed).await {
         Reply::Message(m) => format!("{:?} {}", m.status, String::from_utf8_lossy(&m.body)),
         Reply::Accepted => "accepted".to_owned(),
         Reply::Stream(s) => format!("{:?}", s.collect::<Vec<_>>().await),

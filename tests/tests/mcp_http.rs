@@ -193,7 +193,11 @@ async fn http_methods_paths_and_media_types() {
     drop(get);
     let put = client.send(Method::PUT, None, &[]).await;
     assert_eq!(put.status, 405);
-    assert!(put.headers.get("allow").is_some());
+    assert_eq!(put.headers["allow"], "POST, GET, DELETE, OPTIONS");
+    // Without CORS a preflight still gets 204 and what the endpoint allows.
+    let options = client.send(Method::OPTIONS, None, &[]).await;
+    assert_eq!(options.status, 204);
+    assert_eq!(options.headers["allow"], "POST, GET, DELETE, OPTIONS");
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
 
     let sse = client.send(Method::POST, Some(ping.clone()), &[("accept", "text/event-stream")]).await;

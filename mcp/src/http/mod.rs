@@ -20,6 +20,7 @@ mod sse;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -58,6 +59,11 @@ impl std::fmt::Debug for McpEndpoint {
 
 fn invalid(message: impl Into<std::borrow::Cow<'static, str>>) -> ProtocolError {
     ProtocolError::new(rpc::error::code::INVALID_REQUEST, message)
+}
+
+/// The methods an endpoint serving `eras` takes (`Allow`).
+fn allowed(eras: crate::config::Eras) -> &'static str {
+    if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" }
 }
 
 fn method_not_allowed(allow: &'static str) -> HttpResponse {
@@ -156,7 +162,7 @@ impl McpEndpoint {
             return error(StatusCode::NOT_FOUND, &error_);
         };
         let eras = inner.config.eras;
-        let allow = if eras.handshake() { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" };
+        let allow = allowed(eras);
         // A browser asking for the endpoint gets its page, a document. HEAD
         // is GET without the body (hyper leaves it out), with the same rules.
         #[cfg(feature = "docs")]
@@ -165,41 +171,79 @@ impl McpEndpoint {
         #[cfg(not(feature = "docs"))]
         let page = false;
         let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
-        this.security
-            .guard(request, target, |request, identity| async move {
-                let translations = &inner.translations;
-                let language = translations.negotiate(request.headers());
-                // Formatted only when a per-client limit needs it.
-                let client = request.extensions().get::<Connection>().map(|c| c.peer().ip());
-                let caller = Caller { identity, language, client };
-                let mut response = match *request.method() {
-                    #[cfg(feature = "docs")]
-                    HttpMethod::GET | HttpMethod::HEAD if page => {
-                        docs_page::response(this, version, &request, language)
-                    }
-                    HttpMethod::POST => rpc::future::in_box(|| this.post(version, request, caller)).await,
-                    HttpMethod::DELETE if eras.handshake() => {
-                        Box::pin(this.delete(version, request.headers(), caller)).await
-                    }
-                    HttpMethod::GET if eras.handshake() && this.server.sends_on_its_own() => {
-                        Box::pin(this.session_stream(version, request.headers(), caller, request.extensions())).await
-                    }
-                    HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
-                    HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
-                    _ => method_not_allowed(allow),
-                };
-                translations.mark_response(response.headers_mut(), language);
-                response
-            })
-            .await
+        if this.security.is_open_to(request.method()) {
+            // No CORS, no preflight, no access policy: the guard would hand
+            // the request on as it is, so it is not built (nor its future).
+            if page {
+                return this.page(version, &request);
+            }
+            let (parts, body) = request.into_parts();
+            return this.serve(version, &parts, body, None).await;
+        }
+        // Boxed: the common path's future does not hold the guard's.
+        Box::pin(this.security.guard(request, target, |request, identity| async move {
+            if page {
+                return this.page(version, &request);
+            }
+            let (parts, body) = request.into_parts();
+            this.serve(version, &parts, body, identity).await
+        }))
+        .await
     }
 
-    async fn post<B>(&self, version: u32, request: Request<B>, caller: Caller) -> HttpResponse
+    /// The endpoint's page for a browser (feature `docs`).
+    #[cfg_attr(not(feature = "docs"), allow(unused_variables))]
+    fn page<B>(&self, version: u32, request: &Request<B>) -> HttpResponse {
+        #[cfg(feature = "docs")]
+        {
+            let translations = &self.server.inner.translations;
+            let language = translations.negotiate(request.headers());
+            let mut response = docs_page::response(self, version, request, language);
+            translations.mark_response(response.headers_mut(), language);
+            response
+        }
+        #[cfg(not(feature = "docs"))]
+        unreachable!("a page is asked for only with the `docs` feature")
+    }
+
+    /// A request the guard let through (or that needed none), by method.
+    async fn serve<B>(
+        &self,
+        version: u32,
+        parts: &http::request::Parts,
+        body: B,
+        identity: Option<Arc<rpc::Identity>>,
+    ) -> HttpResponse
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let (parts, body) = request.into_parts();
+        let inner = &*self.server.inner;
+        let eras = inner.config.eras;
+        let translations = &inner.translations;
+        let language = translations.negotiate(&parts.headers);
+        // Formatted only when a per-client limit needs it.
+        let client = parts.extensions.get::<Connection>().map(|c| c.peer().ip());
+        let caller = Caller { identity, language, client };
+        let mut response = match parts.method {
+            HttpMethod::POST => rpc::future::in_box(|| self.post(version, parts, body, caller)).await,
+            HttpMethod::DELETE if eras.handshake() => Box::pin(self.delete(version, &parts.headers, caller)).await,
+            HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
+                Box::pin(self.session_stream(version, &parts.headers, caller, &parts.extensions)).await
+            }
+            HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
+            HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
+            _ => method_not_allowed(allowed(eras)),
+        };
+        translations.mark_response(response.headers_mut(), language);
+        response
+    }
+
+    async fn post<B>(&self, version: u32, parts: &http::request::Parts, body: B, caller: Caller) -> HttpResponse
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
         if !is_json_body(&parts.headers) {
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &invalid("Content-Type must be application/json"));
         }
@@ -238,7 +282,7 @@ impl McpEndpoint {
             cancel_scope: None,
             closing: parts.extensions.get::<Connection>().map(|c| c.draining().receiver()),
         };
-        let reply = self.server.handle(incoming).await;
+        let reply = self.server.handle(&incoming).await;
         let security = &self.security;
         to_http(&self.server, reply, accepts, |needed| {
             identity.as_deref().and_then(|identity| security.insufficient_scope(identity, needed))

@@ -130,7 +130,7 @@ async fn tool_call(
         Ok(call) => call,
         Err(error) => return rpc_error(inner, id, &error),
     };
-    let call = ToolCall {
+    let mut call = ToolCall {
         id: Cow::Borrowed(id),
         name,
         arguments,
@@ -149,7 +149,7 @@ async fn tool_call(
         asker: None,
         task: false,
     };
-    tool_call::answer(Arc::clone(inner), call, incoming.accepts, handshake_status).await
+    tool_call::answer(inner, &mut call, incoming.accepts, handshake_status).await
 }
 
 fn rpc_error(inner: &Inner, id: &RawValue, error: &RpcError) -> Reply {
@@ -178,7 +178,7 @@ async fn plain(
         },
         "tools/call" => match read_call(req) {
             Ok((name, arguments, _)) => {
-                let call = ToolCall {
+                let mut call = ToolCall {
                     id: Cow::Borrowed(id),
                     name,
                     arguments,
@@ -199,7 +199,7 @@ async fn plain(
                     task: false,
                 };
                 // Boxed: a batch's futures stay small.
-                let finished = rpc::future::in_box(|| tool_call::run(Arc::clone(inner), call, None)).await;
+                let finished = rpc::future::in_box(|| tool_call::run(inner, &mut call, None)).await;
                 // Without a cancel scope the call cannot be cancelled: it has its response.
                 return (finished.response.unwrap_or_default(), finished.executions);
             }

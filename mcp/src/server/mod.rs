@@ -23,7 +23,7 @@
 //! let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Clock.answer","_meta":{
 //!     "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 //! let parsed = server.parse(body).unwrap();
-//! let Reply::Message(message) = server.handle(Incoming::new(parsed, 1, Caller::default())).await else { panic!() };
+//! let Reply::Message(message) = server.handle(&Incoming::new(parsed, 1, Caller::default())).await else { panic!() };
 //! assert!(String::from_utf8(message.body).unwrap().contains(r#""structuredContent":{"result":42}"#));
 //! # }
 //! ```
@@ -101,7 +101,7 @@ impl McpServer {
     /// `initialize`, messages of a session and batches belong to the
     /// handshake era. A server configured for one era only
     /// ([`Eras`](crate::Eras)) serves everything there.
-    pub async fn handle(&self, incoming: Incoming<'_>) -> Reply {
+    pub async fn handle(&self, incoming: &Incoming<'_>) -> Reply {
         let inner = &self.inner;
         let env = inner.executor.environment();
         let Some(tools) = inner.tools.version(incoming.version) else {
@@ -130,13 +130,13 @@ impl McpServer {
                 Reply::error(Status::BadRequest, invalid.id, &ProtocolError::from_rpc(&invalid.error, env))
             }
             Body::Single(Ok(Message::Request(req)))
-                if eras.stateless() && (!eras.handshake() || is_stateless(req, &incoming)) =>
+                if eras.stateless() && (!eras.handshake() || is_stateless(req, incoming)) =>
             {
-                stateless::handle(inner, tools, &incoming, req).await
+                stateless::handle(inner, tools, incoming, req).await
             }
-            Body::Single(Ok(message)) if eras.handshake() => handshake::single(inner, tools, &incoming, message).await,
+            Body::Single(Ok(message)) if eras.handshake() => handshake::single(inner, tools, incoming, message).await,
             // Boxed: batches are rare, and their future is large.
-            Body::Batch(items) if eras.handshake() => Box::pin(handshake::batch(inner, tools, &incoming, items)).await,
+            Body::Batch(items) if eras.handshake() => Box::pin(handshake::batch(inner, tools, incoming, items)).await,
             Body::Single(Ok(Message::Response { id, .. })) => {
                 let error = invalid("this endpoint takes requests and notifications, not responses");
                 Reply::error(stateless_status(error.code), Some(id), &error)

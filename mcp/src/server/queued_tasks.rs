@@ -55,7 +55,7 @@ async fn run(inner: &Arc<Inner>, job: TaskJob) -> QueuedRun {
     let task_id = job.task_id.clone();
     // The sender lives as long as the call: the asker waits on it between polls.
     let (_changed, watcher) = watch::channel(0);
-    let call = ToolCall {
+    let mut call = ToolCall {
         id: Cow::Owned(id),
         name: Cow::Owned(job.tool.clone()),
         identity: job.caller(),
@@ -74,7 +74,7 @@ async fn run(inner: &Arc<Inner>, job: TaskJob) -> QueuedRun {
         asker: Some(Arc::new(TaskAsker::in_task(inner, task_id.clone(), watcher))),
         task: true,
     };
-    let running = std::pin::pin!(tool_call::run(Arc::clone(inner), call, None));
+    let running = std::pin::pin!(tool_call::run(inner, &mut call, None));
     let ended = std::pin::pin!(watch_for_end(inner, &task_id));
     match select(running, ended).await {
         Either::Left((finished, _)) => {

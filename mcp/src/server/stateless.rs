@@ -299,7 +299,7 @@ async fn call(
             Err(error) => return fail(ProtocolError::from_rpc(&error, env)),
         },
     };
-    let call = ToolCall {
+    let mut call = ToolCall {
         id: Cow::Borrowed(id),
         name,
         arguments,
@@ -321,7 +321,7 @@ async fn call(
     if let Some(starts_task) = as_task {
         return Box::pin(super::tasks::answer(inner, call, starts_task)).await;
     }
-    tool_call::answer(Arc::clone(inner), call, incoming.accepts, stateless_status).await
+    tool_call::answer(inner, &mut call, incoming.accepts, stateless_status).await
 }
 
 /// `tasks/get`, `tasks/update`, `tasks/cancel`, for clients that declare

@@ -100,7 +100,7 @@ pub(crate) async fn answer(inner: &Arc<Inner>, mut call: ToolCall<'_>, starts_ta
         let (changed, watcher) = watch::channel(0);
         call.asker = Some(Arc::new(TaskAsker::in_task(inner, record.id.clone(), watcher)));
         call.round = None;
-        let future: CallFuture = Box::pin(tool_call::run(Arc::clone(inner), call.into_owned(), None));
+        let future: CallFuture = Box::pin(tool_call::run_owned(Arc::clone(inner), call.take_owned(), None));
         spawn(Arc::clone(inner), record.id.clone(), future, changed);
         return created(&id, &record, &meta);
     }
@@ -115,7 +115,7 @@ pub(crate) async fn answer(inner: &Arc<Inner>, mut call: ToolCall<'_>, starts_ta
     let asker = Arc::new(TaskAsker::in_round(inner, round, start));
     call.asker = Some(Arc::clone(&asker) as Arc<dyn ClientAsker>);
     let name = call.name.clone().into_owned();
-    let future: CallFuture = Box::pin(tool_call::run(Arc::clone(inner), call.into_owned(), None));
+    let future: CallFuture = Box::pin(tool_call::run_owned(Arc::clone(inner), call.take_owned(), None));
     match select(future, started).await {
         Either::Left((finished, _)) => tool_call::plain(stateless_status, finished, false),
         Either::Right((Ok(reply_to), future)) => match create(inner, &name, owner).await {

@@ -70,8 +70,8 @@ pub(crate) struct ToolCall<'a> {
 
 /// Runs `call` and answers it; `status` gives the outcome class of an error.
 pub(crate) async fn answer(
-    inner: Arc<Inner>,
-    call: ToolCall<'_>,
+    inner: &Arc<Inner>,
+    call: &mut ToolCall<'_>,
     accepts: Accepts,
     status: fn(i32) -> Status,
 ) -> Reply {
@@ -87,14 +87,14 @@ pub(crate) async fn answer(
     let may_ask = call.conversation.is_some()
         && inner.tools.version(call.version).and_then(|t| t.get(&call.name)).is_some_and(|t| t.takes_context);
     if !(accepts.stream && (call.wanted.any() || may_ask)) {
-        let finished = run(Arc::clone(&inner), call, None).await;
+        let finished = run(inner, call, None).await;
         return plain(status, finished, silent_cancel);
     }
-    let mut call = call.into_owned();
+    let mut call = call.take_owned();
     let wanted = std::mem::take(&mut call.wanted);
     let (sink, events) = NotificationSink::channel(wanted, inner.config.event_buffer, &call.name);
     // Boxed: the stream owns the call once it outlives this function.
-    let future: CallFuture = rpc::future::in_box(|| run(Arc::clone(&inner), call, Some(sink)));
+    let future: CallFuture = rpc::future::in_box(|| run_owned(Arc::clone(inner), call, Some(sink)));
     match stream::start(future, events, inner.config.keep_alive).await {
         Started::Finished { finished, events } if events.is_empty() => plain(status, finished, silent_cancel),
         Started::Finished { finished, events } => {
@@ -107,26 +107,26 @@ pub(crate) async fn answer(
 }
 
 impl ToolCall<'_> {
-    /// The call with everything it borrows copied, for a stream that
-    /// outlives the request.
-    pub(crate) fn into_owned(self) -> ToolCall<'static> {
+    /// The call for a stream or task that outlives the request: what it
+    /// borrows copied, what it owns taken (the call left behind is spent).
+    pub(crate) fn take_owned(&mut self) -> ToolCall<'static> {
         ToolCall {
-            id: Cow::Owned(self.id.into_owned()),
-            name: Cow::Owned(self.name.into_owned()),
-            cancel_scope: self.cancel_scope.map(|s| Cow::Owned(s.into_owned())),
-            arguments: self.arguments.into_owned(),
+            id: Cow::Owned(self.id.clone().into_owned()),
+            name: Cow::Owned(self.name.clone().into_owned()),
+            cancel_scope: self.cancel_scope.as_deref().map(|s| Cow::Owned(s.to_owned())),
+            arguments: std::mem::replace(&mut self.arguments, Arguments::Read(serde_json::Map::new())).into_owned(),
             version: self.version,
             protocol: self.protocol,
-            client: self.client,
-            wanted: self.wanted,
+            client: std::mem::take(&mut self.client),
+            wanted: std::mem::take(&mut self.wanted),
             silent_cancel: self.silent_cancel,
-            identity: self.identity,
+            identity: self.identity.take(),
             peer: self.peer,
             input_bytes: self.input_bytes,
             language: self.language,
-            conversation: self.conversation.map(|c| Cow::Owned(c.into_owned())),
-            round: self.round,
-            asker: self.asker,
+            conversation: self.conversation.as_deref().map(|c| Cow::Owned(c.to_owned())),
+            round: self.round.take(),
+            asker: self.asker.take(),
             task: self.task,
         }
     }
@@ -160,32 +160,33 @@ fn error_finished(id: &RawValue, error: &ProtocolError) -> Finished {
     }
 }
 
+/// [`run`] owning its call and the server, for a future that outlives the
+/// request (a stream, a task).
+pub(crate) async fn run_owned(
+    inner: Arc<Inner>,
+    mut call: ToolCall<'static>,
+    sink: Option<Arc<NotificationSink>>,
+) -> Finished {
+    run(&inner, &mut call, sink).await
+}
+
 /// Runs the call. A call with a cancel scope that does not finish at its
 /// first poll is registered for `notifications/cancelled` (a synchronous
 /// method, the common case, never is: it cannot be cancelled anyway).
-pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<NotificationSink>>) -> Finished {
-    let ToolCall {
-        id,
-        name,
-        arguments,
-        version,
-        protocol,
-        client,
-        cancel_scope,
-        silent_cancel,
-        identity,
-        peer,
-        input_bytes,
-        language,
-        conversation,
-        round,
-        asker,
-        task,
-        ..
-    } = call;
+/// The call is borrowed, not moved into the future (it is hundreds of
+/// bytes); what the method's context takes (arguments, client, identity,
+/// asker) is taken out of it.
+pub(crate) async fn run(inner: &Arc<Inner>, call: &mut ToolCall<'_>, sink: Option<Arc<NotificationSink>>) -> Finished {
+    let arguments = std::mem::replace(&mut call.arguments, Arguments::Read(serde_json::Map::new()));
+    let client = std::mem::take(&mut call.client);
+    let identity = call.identity.take();
+    let asker = call.asker.take();
+    let (id, name, cancel_scope, conversation, round) =
+        (&*call.id, &*call.name, call.cancel_scope.as_deref(), call.conversation.as_deref(), call.round.as_ref());
+    let (version, protocol, silent_cancel, language) = (call.version, call.protocol, call.silent_cancel, call.language);
     let streaming = sink.is_some();
     let Some(tools) = inner.tools.version(version) else {
-        return error_finished(&id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
+        return error_finished(id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
     };
     let target = CallTarget {
         group: &inner.group,
@@ -193,21 +194,21 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         protocol,
         invalid_arguments: inner.config.invalid_arguments,
         stateless_tail: &inner.texts(language).stateless_tail,
-        input_bytes,
-        task,
-        peer,
+        input_bytes: call.input_bytes,
+        task: call.task,
+        peer: call.peer,
     };
-    let tool = tools.get(&name);
+    let tool = tools.get(name);
     // The context names the method by its registered (static) name; an
     // unknown tool gets no context (its call fails at the lookup).
     let method = tool.map(|t| t.method.name()).unwrap_or_default();
-    let asker: Option<Arc<dyn ClientAsker>> = match (&round, &sink, conversation) {
+    let asker: Option<Arc<dyn ClientAsker>> = match (round, &sink, conversation) {
         _ if asker.is_some() => asker,
         (Some(round), _, _) => Some(round.asker.clone()),
         (None, Some(sink), Some(conversation)) => Some(Arc::new(StreamAsker {
             sink: Arc::clone(sink),
             pending: Arc::clone(&inner.pending),
-            conversation: conversation.into_owned(),
+            conversation: conversation.to_owned(),
             timeout: inner.config.ask_timeout,
         })),
         _ => None,
@@ -220,10 +221,10 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
     if let Some(asker) = asker {
         context = context.with_asker(asker);
     }
-    let mut call = std::pin::pin!(call_tool(&inner.executor, tool, target, &name, arguments, context));
+    let mut call = std::pin::pin!(call_tool(&inner.executor, tool, target, name, arguments, context));
     let outcome = match poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await {
         Poll::Ready(outcome) => Some(outcome),
-        Poll::Pending => match &cancel_scope {
+        Poll::Pending => match cancel_scope {
             None => Some(call.await),
             Some(scope) => {
                 let (registration, _registered) = inner.inflight.register(scope, id.get());
@@ -244,7 +245,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
                 retry_after: None,
             };
         }
-        return error_finished(&id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
+        return error_finished(id, &ProtocolError::new(code::REQUEST_CANCELLED, "Request cancelled"));
     };
     // Questions without answers: the call asks for input, whatever it returned.
     let asked = round.as_ref().and_then(|round| {
@@ -259,7 +260,7 @@ pub(crate) async fn run(inner: Arc<Inner>, call: ToolCall<'_>, sink: Option<Arc<
         None => outcome.result,
     };
     let mut out = Vec::new();
-    write_outcome(&mut out, &id, &result);
+    write_outcome(&mut out, id, &result);
     let error_code = result.as_ref().err().map(|e| e.code);
     let needs_scopes = match &outcome.execution {
         Some(execution) if execution.stage == rpc::Stage::Access => {

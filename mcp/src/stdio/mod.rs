@@ -267,7 +267,7 @@ impl Shared {
         incoming.protocol = protocol.as_deref();
         incoming.remembered = true;
         incoming.cancel_scope = Some(&self.scope);
-        match self.server.handle(incoming).await {
+        match self.server.handle(&incoming).await {
             Reply::Accepted => {}
             Reply::Message(message) if silent => {
                 if message.status != Status::Ok {

@@ -169,28 +169,52 @@ impl JsonRpcService {
             (Document::Postman, _) => (Resource::Docs, ALLOW_DOCUMENT),
         };
         let target = Target::new(scope, version, resource, allow);
-        inner
-            .security
-            .guard(request, target, |request, identity| async move {
-                match (document, request.method()) {
-                    (Document::Endpoint, &HttpMethod::POST) => this.post(version, request, identity).await,
-                    #[cfg(feature = "docs")]
-                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD)
-                        if crate::docs::prefers_html(request.headers()) =>
-                    {
-                        this.page(version, &request)
-                    }
-                    (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => this.openrpc(version, &request),
-                    #[cfg(feature = "docs")]
-                    (Document::Postman, &HttpMethod::GET | &HttpMethod::HEAD) => this.postman(version, &request),
-                    _ => {
-                        let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
-                        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
-                        response
-                    }
-                }
-            })
-            .await
+        let call = matches!((document, request.method()), (Document::Endpoint, &HttpMethod::POST));
+        if inner.security.is_open_to(request.method()) {
+            // No CORS, no preflight, no access policy: the guard would hand
+            // the request on as it is, so it is not built (nor its future).
+            if !call {
+                return this.document(version, document, &request, allow);
+            }
+            let (parts, body) = request.into_parts();
+            return this.post(version, &parts, body, None).await;
+        }
+        // Boxed: the common path's future does not hold the guard's.
+        Box::pin(inner.security.guard(request, target, |request, identity| async move {
+            if !call {
+                return this.document(version, document, &request, allow);
+            }
+            let (parts, body) = request.into_parts();
+            this.post(version, &parts, body, identity).await
+        }))
+        .await
+    }
+
+    /// What a request other than a call gets: the OpenRPC document, its
+    /// page for a browser, the Postman collection, or 405.
+    fn document<B>(
+        &self,
+        version: u32,
+        document: Document,
+        request: &Request<B>,
+        allow: &'static str,
+    ) -> Response<ResponseBody> {
+        match (document, request.method()) {
+            #[cfg(feature = "docs")]
+            (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD)
+                if crate::docs::prefers_html(request.headers()) =>
+            {
+                self.page(version, request)
+            }
+            (Document::Endpoint, &HttpMethod::GET | &HttpMethod::HEAD) => self.openrpc(version, request),
+            #[cfg(feature = "docs")]
+            (Document::Postman, &HttpMethod::GET | &HttpMethod::HEAD) => self.postman(version, request),
+            _ => {
+                let mut response = status_response(StatusCode::METHOD_NOT_ALLOWED);
+                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+                response
+            }
+        }
     }
 
     /// The versions this endpoint serves now (the availability checker asked).
@@ -221,7 +245,8 @@ impl JsonRpcService {
     async fn post<B>(
         &self,
         version: u32,
-        request: Request<B>,
+        parts: &http::request::Parts,
+        body: B,
         identity: Option<Arc<Identity>>,
     ) -> Response<ResponseBody>
     where
@@ -230,7 +255,6 @@ impl JsonRpcService {
     {
         let inner = &self.inner;
         let env = inner.executor.environment();
-        let (parts, body) = request.into_parts();
         if !is_json(&parts.headers) {
             let error = RpcError::invalid_request("Content-Type must be application/json");
             return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error_body(None, &error, env));

@@ -205,6 +205,13 @@ impl Security {
         self.inner.cors.as_ref().map(|(_, layer)| layer)
     }
 
+    /// Whether [`guard`](Self::guard) would hand a request of `method` to
+    /// its handler as it is, with no identity: no CORS, no access policy,
+    /// not a preflight. An endpoint can then skip the guard and its future.
+    pub fn is_open_to(&self, method: &Method) -> bool {
+        self.inner.cors.is_none() && self.inner.access.is_none() && *method != Method::OPTIONS
+    }
+
     /// Whether an access policy is set.
     pub fn has_access_policy(&self) -> bool {
         self.inner.access.is_some()
@@ -305,5 +312,22 @@ impl Security {
             Access::Forbidden(message) => Err(Refusal::Forbidden(message.into_owned())),
             Access::Challenge(challenge) => Err(Refusal::Challenge(challenge)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_security_without_cors_or_access_policy_lets_requests_skip_the_guard() {
+        let open = Security::new();
+        assert!(open.is_open_to(&Method::POST));
+        assert!(open.is_open_to(&Method::GET));
+        assert!(!open.is_open_to(&Method::OPTIONS), "a preflight gets 204 and `Allow` from the guard");
+        let cors = Security::new().cors(Cors::any());
+        assert!(!cors.is_open_to(&Method::POST), "CORS headers go on every response");
+        let tokens = TokenPolicy::new().token("a-token-of-a-decent-length-0123456789").expect("a valid token");
+        assert!(!Security::new().tokens(tokens).is_open_to(&Method::POST), "the access policy decides");
     }
 }
