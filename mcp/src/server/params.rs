@@ -30,9 +30,10 @@ pub(crate) struct CallParams<'a> {
     /// The arguments, raw: read only when needed (see [`crate::call::Arguments`]).
     #[serde(borrow, default)]
     pub arguments: Option<&'a RawValue>,
-    /// 2026-07-28: the answers to an input-required round.
+    /// 2026-07-28: the answers to an input-required round (boxed: rare,
+    /// and the call's params are moved several times while read).
     #[serde(rename = "inputResponses", default)]
-    pub input_responses: Option<Value>,
+    pub input_responses: Option<Box<Value>>,
     /// 2026-07-28: the state of the round, echoed.
     #[serde(rename = "requestState", borrow, default)]
     pub request_state: Option<Cow<'a, str>>,

@@ -291,7 +291,7 @@ async fn call(
                 "tools/call",
                 &name,
                 read,
-                params.input_responses,
+                params.input_responses.map(|responses| *responses),
                 params.request_state.as_deref(),
             )
         }) {
