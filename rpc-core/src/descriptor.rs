@@ -49,10 +49,16 @@ impl std::fmt::Debug for Invoked {
 /// call's request context.
 pub type InvokeFn = fn(&ServiceInstance, serde_json::Map<String, Value>, &Context) -> Invoked;
 
-/// Builds the schemas of a method's parameters and result with a caller-chosen
-/// generator, so that the caller decides where referenced definitions go
-/// (`$defs` of one tool, or `components.schemas` of an OpenRPC document).
-pub type SchemaFn = fn(&mut SchemaGenerator) -> MethodSchemas;
+/// Builds the schema of a parameter (`None` for an argument that is not
+/// one) with a caller-chosen generator, so that the caller decides where
+/// referenced definitions go (`$defs` of one tool, or
+/// `components.schemas` of an OpenRPC document). One function per type,
+/// shared by every method with a parameter of that type.
+pub type ParamSchemaFn = fn(&mut SchemaGenerator) -> Option<Schema>;
+
+/// Builds the schema of a method's result, as [`ParamSchemaFn`] does a
+/// parameter's.
+pub type ResultSchemaFn = fn(&mut SchemaGenerator) -> Schema;
 
 /// One `impl` block annotated with `#[rpc::service]`.
 #[derive(Debug)]
@@ -103,8 +109,8 @@ pub struct MethodDescriptor {
     /// What the method is to MCP (`#[mcp_resource]`, `#[mcp_prompt]`,
     /// `#[mcp_complete]`; a tool by default).
     pub mcp: crate::mcp_role::McpRole,
-    /// Builds the parameter and result schemas.
-    pub schemas: SchemaFn,
+    /// Builds the result's schema (`None`: the method returns `()`).
+    pub result_schema: Option<ResultSchemaFn>,
     /// Calls the method.
     pub invoke: InvokeFn,
     /// Source line of the method.
@@ -126,6 +132,17 @@ pub struct MethodDescriptor {
     /// [`ErrorCodes`](crate::ErrorCodes) of its `Result`'s error type, or
     /// none when that type does not list them.
     pub errors: fn() -> &'static [ErrorCode],
+}
+
+impl MethodDescriptor {
+    /// The schemas of the parameters and the result, built with one
+    /// generator (see [`ParamSchemaFn`]).
+    pub fn schemas(&self, generator: &mut SchemaGenerator) -> MethodSchemas {
+        MethodSchemas {
+            params: self.params.iter().map(|param| (param.schema)(generator)).collect(),
+            result: self.result_schema.map(|schema| schema(generator)),
+        }
+    }
 }
 
 /// `#[rpc::cache(ttl = 60, env(prod))]`: results are stored for `ttl_secs`
@@ -184,6 +201,8 @@ pub struct ParamDescriptor {
     /// Validation rules from `#[rpc(length(..), pattern = "..", ...)]`:
     /// JSON Schema keywords of the parameter, enforced before the call.
     pub rules: &'static [Rule],
+    /// Builds the parameter's schema.
+    pub schema: ParamSchemaFn,
 }
 
 /// How a method's return value is published.

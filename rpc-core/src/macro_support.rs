@@ -290,13 +290,6 @@ impl<T> ValueTag<T> {
     }
 }
 
-/// A method's schemas: its arguments' (in order; `None` for arguments
-/// that are not parameters) and its result's. One function per arity, so
-/// a method's schema function builds no vector of its own.
-pub fn method_schemas<const N: usize>(params: [Option<Schema>; N], result: Option<Schema>) -> MethodSchemas {
-    MethodSchemas { params: Vec::from(params), result }
-}
-
 /// The result of a method returning `()`.
 pub fn unit_result() -> InvokeResult {
     serde_json::value::RawValue::from_string("null".to_owned())

@@ -173,7 +173,7 @@ fn method_object<'t>(
     text: &impl Fn(&str, Field) -> Option<&'t str>,
 ) -> Value {
     let d = method.descriptor();
-    let schemas = (d.schemas)(generator);
+    let schemas = d.schemas(generator);
     let properties = param_properties(d, schemas.params);
     let params: Vec<Value> = d
         .params

@@ -54,7 +54,7 @@ pub struct MethodSchemaSet {
 /// Builds the self-contained schemas of `method`.
 pub fn build_method_schemas(method: &MethodDescriptor) -> MethodSchemaSet {
     let mut generator = method_generator();
-    let schemas = (method.schemas)(&mut generator);
+    let schemas = method.schemas(&mut generator);
     let defs = generator.take_definitions(true);
     let bounded = |schema: Value| {
         let mut schema = attach_defs(schema, &defs);

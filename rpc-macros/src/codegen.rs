@@ -6,11 +6,16 @@
 //!
 //! * `fn __rpc_invoke_get(&ServiceInstance, Map) -> Invoked`: binds each
 //!   parameter, calls the method (a sync one runs there and then; an async
-//!   one becomes a boxed future) and turns the return value into a result
-//!   by its type's meaning (see `rpc::__private`);
-//! * `fn __rpc_schemas_get(&mut SchemaGenerator) -> MethodSchemas`;
-//! * `fn __rpc_errors_get() -> &'static [ErrorCode]`, shared by the methods
-//!   of the block that return the same type;
+//!   one becomes a boxed future) and finishes its return value;
+//! * for its return type, shared by the methods of the block that return
+//!   the same type (as spelt): `fn __rpc_finish_get(R) -> InvokeResult`,
+//!   which turns the return value into a result by the type's meaning;
+//!   `fn __rpc_result_schema_get(&mut SchemaGenerator) -> Schema`; and
+//!   `fn __rpc_errors_get() -> &'static [ErrorCode]`;
+//! * each parameter's schema is its type's `Arg::schema`, named in the
+//!   descriptor (shared by every method with a parameter of that type);
+//! * `fn __rpc_checks_get()`, only for a method whose parameters have
+//!   `#[rpc(header)]` or rules: compile-time checks of their types;
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
 //! * `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`, the
 //!   descriptor (one constant: fewer items per method to check);
@@ -76,18 +81,18 @@ fn hidden() -> TokenStream {
 
 impl Method {
     /// Generates the method's items; `k` is the `__private` path;
-    /// `errors_fns` holds the error-code functions already generated in the
-    /// same `impl` block, by return type (methods returning the same type
-    /// share one).
+    /// `result_fns` names, by return type (as spelt), the method whose
+    /// return-type functions (finish, result schema, error codes) the
+    /// methods of the same `impl` block returning that type share.
     pub fn generate(
         &self,
         k: &TokenStream,
         placement: Placement,
-        errors_fns: &mut HashMap<String, Ident>,
+        result_fns: &mut HashMap<String, String>,
     ) -> Generated {
         let fn_name = unraw(&self.ident);
         let invoke_fn = format_ident!("__rpc_invoke_{}", fn_name);
-        let schemas_fn = format_ident!("__rpc_schemas_{}", fn_name);
+        let checks_fn = format_ident!("__rpc_checks_{}", fn_name);
         let check = format_ident!("__RPC_CHECK_{}", fn_name);
         let slot = slot_ident(&self.ident);
         let hidden = hidden();
@@ -97,7 +102,6 @@ impl Method {
         let mut bindings = Vec::new();
         let mut args = Vec::new();
         let mut param_descs = Vec::new();
-        let mut param_schemas = Vec::new();
         let mut header_checks = Vec::new();
         let mut rule_checks = TokenStream::new();
         for (pi, p) in self.params.iter().enumerate() {
@@ -156,6 +160,7 @@ impl Method {
             }
             let rules = p.rules.iter().map(|r| r.expr(k));
             rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
+            let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
             param_descs.push(quote! {
                 #k::ParamDescriptor {
                     name: #pname,
@@ -165,59 +170,58 @@ impl Method {
                     required: #required,
                     default: #default_desc,
                     rules: &[#(#rules),*],
+                    schema: #schema,
                 }
             });
-            param_schemas.push(quote_spanned!(span=> <#ty as #k::Arg>::schema(__generator)));
             args.push(var);
         }
 
         let ident = &self.ident;
         let sig_span = self.sig_span;
-        let (finish, result_schema, output_kind) = match &self.output {
-            Output::Unit => {
-                let call = if self.is_async {
-                    quote!(let () = __svc.#ident(#(#args),*).await;)
-                } else {
-                    quote!(let () = __svc.#ident(#(#args),*);)
-                };
-                (quote!(#call #k::unit_result()), quote!(::core::option::Option::None), quote!(#k::OutputKind::Unit))
-            }
-            Output::Typed(ty) => {
-                let span = ty.span();
-                let call = if self.is_async {
-                    quote!(let __out = __svc.#ident(#(#args),*).await;)
-                } else {
-                    quote!(let __out = __svc.#ident(#(#args),*);)
-                };
-                let tag = quote_spanned!(span=> (&#k::Probe::<#ty>::new()).__rpc_kind());
-                let ops = quote_spanned!(span=> __tag.ops());
-                let outcome = quote_spanned!(span=> __tag.outcome(__out));
-                (
-                    quote! {
-                        #call
-                        let __tag = #tag;
-                        #ops.finish(#outcome)
-                    },
-                    quote_spanned!(span=> ::core::option::Option::Some(#tag.ops().schema(__generator))),
-                    quote!(#k::OutputKind::Value),
-                )
-            }
-        };
         let kinds = quote! {
             #[allow(unused_imports)]
             use #k::{ResultKind as _, ValueKind as _};
         };
-        // The error codes of the `Result`'s error type, when it lists them.
-        let errors = match &self.output {
-            Output::Unit => quote!(#k::no_codes),
+        let call =
+            if self.is_async { quote!(__svc.#ident(#(#args),*).await) } else { quote!(__svc.#ident(#(#args),*)) };
+        // The return value's handling, its schema and its error codes: one
+        // function each per return type (as spelt) of the block.
+        let (finish, result_schema, output_kind, errors) = match &self.output {
+            Output::Unit => (
+                quote!(let () = #call; #k::unit_result()),
+                quote!(::core::option::Option::None),
+                quote!(#k::OutputKind::Unit),
+                quote!(#k::no_codes),
+            ),
             Output::Typed(ty) => {
-                // One function per return type (as spelt) of the block.
+                let span = ty.span();
                 let key = ty.to_token_stream().to_string();
-                let errors_fn = match errors_fns.get(&key) {
-                    Some(shared) => shared.clone(),
+                let first = match result_fns.get(&key) {
+                    Some(first) => first.clone(),
                     None => {
+                        let finish_fn = format_ident!("__rpc_finish_{}", fn_name);
+                        let schema_fn = format_ident!("__rpc_result_schema_{}", fn_name);
                         let errors_fn = format_ident!("__rpc_errors_{}", fn_name);
+                        let tag = quote_spanned!(span=> (&#k::Probe::<#ty>::new()).__rpc_kind());
+                        let ops = quote_spanned!(span=> __tag.ops());
+                        let outcome = quote_spanned!(span=> __tag.outcome(__out));
+                        let schema = quote_spanned!(span=> #tag.ops().schema(__generator));
                         items.extend(quote! {
+                            #hidden
+                            // The error's location is the caller's: the method's return type.
+                            #[track_caller]
+                            fn #finish_fn(__out: #ty) -> #k::InvokeResult {
+                                #kinds
+                                let __tag = #tag;
+                                #ops.finish(#outcome)
+                            }
+
+                            #hidden
+                            fn #schema_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::schemars::Schema {
+                                #kinds
+                                #schema
+                            }
+
                             #hidden
                             fn #errors_fn() -> &'static [#k::ErrorCode] {
                                 #[allow(unused_imports)]
@@ -225,11 +229,23 @@ impl Method {
                                 (&#k::Probe::<#ty>::new()).__rpc_codes()
                             }
                         });
-                        errors_fns.insert(key, errors_fn.clone());
-                        errors_fn
+                        result_fns.insert(key, fn_name.clone());
+                        fn_name.clone()
                     }
                 };
-                quote!(Self::#errors_fn)
+                let finish_fn = format_ident!("__rpc_finish_{}", first);
+                let schema_fn = format_ident!("__rpc_result_schema_{}", first);
+                let errors_fn = format_ident!("__rpc_errors_{}", first);
+                let finished = quote_spanned!(span=> Self::#finish_fn(__out));
+                (
+                    quote! {
+                        let __out = #call;
+                        #finished
+                    },
+                    quote!(::core::option::Option::Some(Self::#schema_fn)),
+                    quote!(#k::OutputKind::Value),
+                    quote!(Self::#errors_fn),
+                )
             }
         };
         let body = if self.is_async {
@@ -270,18 +286,18 @@ impl Method {
                 mut __params: #k::serde_json::Map<::std::string::String, #k::serde_json::Value>,
                 __ctx: &#k::Context,
             ) -> #k::Invoked {
-                #kinds
                 #body
             }
-
-            #hidden
-            fn #schemas_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::MethodSchemas {
-                #kinds
-                #(#header_checks)*
-                #rule_checks
-                #k::method_schemas([#(#param_schemas),*], #result_schema)
-            }
         });
+        if !header_checks.is_empty() || !rule_checks.is_empty() {
+            items.extend(quote! {
+                #hidden
+                fn #checks_fn() {
+                    #(#header_checks)*
+                    #rule_checks
+                }
+            });
+        }
 
         let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> #k::GroupRef::of::<#g>()));
         let summary = opt_str(self.docs.summary.as_deref());
@@ -335,7 +351,7 @@ impl Method {
                     icons: &[#(#icons),*],
                 },
                 mcp: #role,
-                schemas: Self::#schemas_fn,
+                result_schema: #result_schema,
                 invoke: Self::#invoke_fn,
                 line: #line,
                 scopes: &[#(#scopes),*],

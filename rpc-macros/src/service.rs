@@ -204,8 +204,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut module_checks = TokenStream::new();
     let mut entries = Vec::new();
     let generated: Vec<_> = {
-        let mut errors_fns = HashMap::new();
-        methods.iter().map(|m| m.generate(&k, Placement::Module, &mut errors_fns)).collect()
+        let mut result_fns = HashMap::new();
+        methods.iter().map(|m| m.generate(&k, Placement::Module, &mut result_fns)).collect()
     };
     for slot in &slots {
         match slot {
