@@ -70,12 +70,25 @@ fn opt_str(s: Option<&str>) -> TokenStream {
     }
 }
 
-/// Attributes of every generated item.
-fn hidden() -> TokenStream {
+/// The lints the generated items allow (`deprecated` too, but item by
+/// item: the description check raises it on purpose).
+pub fn allowed_lints() -> TokenStream {
     quote! {
-        #[doc(hidden)]
-        #[allow(non_snake_case, non_upper_case_globals, dead_code, deprecated, unused_mut, unused_variables,
+        #[allow(non_snake_case, non_upper_case_globals, dead_code, unused_mut, unused_variables,
             clippy::all, clippy::pedantic, clippy::nursery)]
+    }
+}
+
+/// Attributes of every generated item: hidden, calling deprecated methods
+/// freely, and (in the user's own `impl` block; the macro's own block
+/// carries them once) its other lints allowed.
+fn hidden(placement: Placement) -> TokenStream {
+    match placement {
+        Placement::Module => quote!(#[doc(hidden)] #[allow(deprecated)]),
+        Placement::Deferred => {
+            let lints = allowed_lints();
+            quote!(#[doc(hidden)] #[allow(deprecated)] #lints)
+        }
     }
 }
 
@@ -95,7 +108,7 @@ impl Method {
         let checks_fn = format_ident!("__rpc_checks_{}", fn_name);
         let check = format_ident!("__RPC_CHECK_{}", fn_name);
         let slot = slot_ident(&self.ident);
-        let hidden = hidden();
+        let hidden = hidden(placement);
         let name = &self.name;
 
         let mut items = TokenStream::new();

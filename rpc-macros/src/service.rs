@@ -235,6 +235,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
+    let lints = crate::codegen::allowed_lints();
     quote! {
         #crate_use
         #item
@@ -245,6 +246,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             #type_check
             #markers
 
+            #lints
             impl #self_ty {
                 #impl_items
             }
