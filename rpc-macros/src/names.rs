@@ -35,6 +35,12 @@ pub fn why_invalid(name: &str) -> String {
     if bad.is_empty() { String::new() } else { format!("it contains {}", bad.join(", ")) }
 }
 
+/// An identifier as written, without its `r#`.
+pub fn unraw(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,10 +52,4 @@ mod tests {
         assert!(is_valid_tool_name("Catalog.search"));
         assert_eq!(why_invalid(&"a".repeat(129)), "it is 129 characters long");
     }
-}
-
-/// An identifier as written, without its `r#`.
-pub fn unraw(ident: &syn::Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
