@@ -20,10 +20,13 @@
 //!     }
 //! }
 //!
+//! # #[cfg(feature = "server")]
 //! #[tokio::main]
 //! async fn main() -> Result<(), mcp::AppError> {
 //!     mcp::App::new::<Tools>().service(Calculator).serve("127.0.0.1:8080").await
 //! }
+//! # #[cfg(not(feature = "server"))]
+//! # fn main() {}
 //! ```
 //!
 //! Everything else has a default: the server's identity is the crate that

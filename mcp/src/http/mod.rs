@@ -202,8 +202,10 @@ impl McpEndpoint {
             translations.mark_response(response.headers_mut(), language);
             response
         }
+        // Never asked for without the feature (`page` is then false); a 404
+        // all the same rather than a panic.
         #[cfg(not(feature = "docs"))]
-        unreachable!("a page is asked for only with the `docs` feature")
+        status_response(StatusCode::NOT_FOUND)
     }
 
     /// A request the guard let through (or that needed none), by method.
