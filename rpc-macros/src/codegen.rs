@@ -209,46 +209,42 @@ impl Method {
             Output::Typed(ty) => {
                 let span = ty.span();
                 let key = ty.to_token_stream().to_string();
-                let first = match result_fns.get(&key) {
-                    Some(first) => first.clone(),
-                    None => {
-                        let finish_fn = format_ident!("__rpc_finish_{}", fn_name);
-                        let schema_fn = format_ident!("__rpc_result_schema_{}", fn_name);
-                        let errors_fn = format_ident!("__rpc_errors_{}", fn_name);
-                        let tag = quote_spanned!(span=> (&#k::Probe::<#ty>::new()).__rpc_kind());
-                        let ops = quote_spanned!(span=> __tag.ops());
-                        let outcome = quote_spanned!(span=> __tag.outcome(__out));
-                        let schema = quote_spanned!(span=> #tag.ops().schema(__generator));
-                        items.extend(quote! {
-                            #hidden
-                            // The error's location is the caller's: the method's return type.
-                            #[track_caller]
-                            fn #finish_fn(__out: #ty) -> #k::InvokeResult {
-                                #kinds
-                                let __tag = #tag;
-                                #ops.finish(#outcome)
-                            }
-
-                            #hidden
-                            fn #schema_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::schemars::Schema {
-                                #kinds
-                                #schema
-                            }
-
-                            #hidden
-                            fn #errors_fn() -> &'static [#k::ErrorCode] {
-                                #[allow(unused_imports)]
-                                use #k::{CodesKind as _, NoCodesKind as _};
-                                (&#k::Probe::<#ty>::new()).__rpc_codes()
-                            }
-                        });
-                        result_fns.insert(key, fn_name.clone());
-                        fn_name.clone()
-                    }
-                };
+                // The first method of the block returning this type names them.
+                let shared = result_fns.get(&key).cloned();
+                let first = shared.as_deref().unwrap_or(&fn_name);
                 let finish_fn = format_ident!("__rpc_finish_{}", first);
                 let schema_fn = format_ident!("__rpc_result_schema_{}", first);
                 let errors_fn = format_ident!("__rpc_errors_{}", first);
+                if shared.is_none() {
+                    let tag = quote_spanned!(span=> (&#k::Probe::<#ty>::new()).__rpc_kind());
+                    let ops = quote_spanned!(span=> __tag.ops());
+                    let outcome = quote_spanned!(span=> __tag.outcome(__out));
+                    let schema = quote_spanned!(span=> #tag.ops().schema(__generator));
+                    items.extend(quote! {
+                        #hidden
+                        // The error's location is the caller's: the method's return type.
+                        #[track_caller]
+                        fn #finish_fn(__out: #ty) -> #k::InvokeResult {
+                            #kinds
+                            let __tag = #tag;
+                            #ops.finish(#outcome)
+                        }
+
+                        #hidden
+                        fn #schema_fn(__generator: &mut #k::schemars::SchemaGenerator) -> #k::schemars::Schema {
+                            #kinds
+                            #schema
+                        }
+
+                        #hidden
+                        fn #errors_fn() -> &'static [#k::ErrorCode] {
+                            #[allow(unused_imports)]
+                            use #k::{CodesKind as _, NoCodesKind as _};
+                            (&#k::Probe::<#ty>::new()).__rpc_codes()
+                        }
+                    });
+                    result_fns.insert(key, fn_name.clone());
+                }
                 let finished = quote_spanned!(span=> Self::#finish_fn(__out));
                 (
                     quote! {
