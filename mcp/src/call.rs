@@ -157,13 +157,21 @@ pub enum Arguments<'a> {
     Raw(Cow<'a, RawValue>),
 }
 
+/// No arguments (also what a call leaves behind when its arguments are
+/// taken out of it).
+impl Default for Arguments<'_> {
+    fn default() -> Self {
+        Arguments::Read(Map::new())
+    }
+}
+
 impl<'a> Arguments<'a> {
     /// The `arguments` member as given: absent or `null` is no arguments,
     /// an object is kept unread; anything else is `-32602`.
     pub fn from_member(member: Option<&'a RawValue>) -> Result<Self, RpcError> {
         match member {
-            None => Ok(Arguments::Read(Map::new())),
-            Some(raw) if raw.get() == "null" => Ok(Arguments::Read(Map::new())),
+            None => Ok(Arguments::default()),
+            Some(raw) if raw.get() == "null" => Ok(Arguments::default()),
             Some(raw) if raw.get().starts_with('{') => Ok(Arguments::Raw(Cow::Borrowed(raw))),
             Some(_) => Err(RpcError::invalid_params("`arguments` must be an object")),
         }

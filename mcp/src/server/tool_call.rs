@@ -114,7 +114,7 @@ impl ToolCall<'_> {
             id: Cow::Owned(self.id.clone().into_owned()),
             name: Cow::Owned(self.name.clone().into_owned()),
             cancel_scope: self.cancel_scope.as_deref().map(|s| Cow::Owned(s.to_owned())),
-            arguments: std::mem::replace(&mut self.arguments, Arguments::Read(serde_json::Map::new())).into_owned(),
+            arguments: std::mem::take(&mut self.arguments).into_owned(),
             version: self.version,
             protocol: self.protocol,
             client: std::mem::take(&mut self.client),
@@ -177,7 +177,7 @@ pub(crate) async fn run_owned(
 /// bytes); what the method's context takes (arguments, client, identity,
 /// asker) is taken out of it.
 pub(crate) async fn run(inner: &Arc<Inner>, call: &mut ToolCall<'_>, sink: Option<Arc<NotificationSink>>) -> Finished {
-    let arguments = std::mem::replace(&mut call.arguments, Arguments::Read(serde_json::Map::new()));
+    let arguments = std::mem::take(&mut call.arguments);
     let client = std::mem::take(&mut call.client);
     let identity = call.identity.take();
     let asker = call.asker.take();
