@@ -173,6 +173,9 @@ impl JsonRpcService {
         if inner.security.is_open_to(request.method()) {
             // No CORS, no preflight, no access policy: the guard would hand
             // the request on as it is, so it is not built (nor its future).
+            // Written out rather than through the guard's handler closure:
+            // that async block holds the request once more (measured: +120
+            // instructions per call here, +500 per MCP call).
             if !call {
                 return this.document(version, document, &request, allow);
             }
