@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use mcp::McpEndpoint;
 use mcp::stdio::Stdio;
-use rpc::{Environment, Executor, Registry};
+use rpc::{CallInfo, Environment, Executor, Listener, MaybeReady, Registry};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::task::JoinHandle;
@@ -106,8 +107,14 @@ impl Client {
     fn with(configure: impl FnOnce(Stdio) -> Stdio, max_body: usize) -> Self {
         let dropped = Arc::new(AtomicUsize::new(0));
         let stdio = configure(Stdio::new(endpoint(&dropped, max_body), 1));
+        Self::serving(stdio, dropped, 64 * 1024)
+    }
+
+    /// A client of `stdio`, whose output pipe holds `output_capacity` bytes
+    /// the client has not read.
+    fn serving(stdio: Stdio, dropped: Arc<AtomicUsize>, output_capacity: usize) -> Self {
         let (input, server_in) = tokio::io::duplex(64 * 1024);
-        let (server_out, output) = tokio::io::duplex(64 * 1024);
+        let (server_out, output) = tokio::io::duplex(output_capacity);
         let served = tokio::spawn(stdio.serve(server_in, server_out));
         Client { input, output: BufReader::new(output), served, dropped }
     }
@@ -461,4 +468,83 @@ async fn many_concurrent_calls_are_bounded_and_all_answered() {
     }
     assert_eq!(seen.len(), 40);
     client.close().await;
+}
+
+/// Counts after-response events.
+#[derive(Default)]
+struct Sent(AtomicUsize);
+
+impl Listener for Sent {
+    fn after_response<'a>(&'a self, _: &'a CallInfo, _: &'a RawValue) -> MaybeReady<'a, ()> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        MaybeReady::ready(())
+    }
+}
+
+#[tokio::test]
+async fn after_response_waits_until_the_answer_is_written() {
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let sent = Arc::new(Sent::default());
+    let registry =
+        Registry::builder().service(fixtures::Tools { dropped: Arc::clone(&dropped) }).build().expect("registry");
+    let executor = Executor::new(registry, Environment::Dev).with_listeners([sent.clone() as Arc<dyn Listener>]);
+    let endpoint = McpEndpoint::builder::<fixtures::Work>(executor).build();
+    // An output pipe of 256 bytes: the answers below wait for the client.
+    let mut client = Client::serving(Stdio::new(endpoint, 1), dropped, 256);
+    let text = "x".repeat(1000);
+    for id in 0..3 {
+        client.send(&modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}))).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(sent.0.load(Ordering::SeqCst), 0, "no answer was written yet, so no after_response ran");
+    for id in 0..3 {
+        let reply = client.recv().await;
+        assert_eq!(reply["id"], id, "answers in turn: {reply}");
+        assert_eq!(reply["result"]["structuredContent"]["result"], text.as_str());
+    }
+    wait_for(&sent.0, 3).await;
+    client.close().await;
+    assert_eq!(sent.0.load(Ordering::SeqCst), 3, "once per answer");
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_read_stops_the_reading_not_the_memory() {
+    let client = Client::start();
+    let Client { mut input, mut output, served, dropped } = client;
+    // 4,000 answers of 8 KB each (32 MB) against a write queue of at most
+    // 64 batches of 64 KB: the transport must stop reading long before.
+    const CALLS: usize = 4000;
+    let text = "y".repeat(4096);
+    let lines: Vec<Vec<u8>> = (0..CALLS)
+        .map(|id| {
+            let call = modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}));
+            let mut line = call.to_string().into_bytes();
+            line.push(b'\n');
+            line
+        })
+        .collect();
+    let feeding = tokio::spawn(async move {
+        for line in lines {
+            input.write_all(&line).await.expect("the transport reads");
+        }
+        input
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!feeding.is_finished(), "the transport went on reading while nobody read its answers");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut line = String::new();
+    for _ in 0..CALLS {
+        line.clear();
+        let read = tokio::time::timeout(Duration::from_secs(30), output.read_line(&mut line))
+            .await
+            .expect("a line within 30 s")
+            .expect("readable");
+        assert!(read > 0, "the transport closed its output");
+        let reply: Value = serde_json::from_str(&line).expect("one JSON answer per line");
+        assert_eq!(reply["result"]["structuredContent"]["result"], text.as_str());
+        seen.insert(reply["id"].as_u64().expect("an id"));
+    }
+    assert_eq!(seen.len(), CALLS, "every call answered once");
+    let input = feeding.await.expect("fed");
+    Client { input, output, served, dropped }.close().await;
 }

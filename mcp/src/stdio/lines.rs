@@ -4,50 +4,106 @@
 
 use std::io;
 
+use rpc::Execution;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
-/// A line for the writer, and who waits until it is written out.
+/// A line for the writer, and the executions whose after-response work
+/// waits until it is written out.
 pub(super) struct Out {
     line: Vec<u8>,
-    written: oneshot::Sender<()>,
+    executions: Vec<Execution>,
 }
 
-/// The writer: each line then `\n`, flushed whenever the queue is empty.
+/// The writer: each line then `\n`, flushed whenever the queue is empty;
+/// then `sent` is handed the executions of the lines flushed (the server's
+/// after-response work, [`McpServer::sent`](crate::server::McpServer::sent)).
 /// The lines waiting are written into one buffer first: a process's stdout
 /// in tokio is written by a blocking thread, one hand-over per write, so a
 /// write per line would cost more than the call it answers.
-pub(super) async fn write_lines<W: AsyncWrite + Unpin>(output: W, mut queue: mpsc::Receiver<Out>) -> io::Result<()> {
+pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
+    output: W,
+    mut queue: mpsc::Receiver<Out>,
+    mut sent: impl FnMut(Vec<Execution>),
+) -> io::Result<()> {
     let mut output = BufWriter::with_capacity(64 * 1024, output);
-    let mut waiting = Vec::new();
+    let mut flushed = Vec::new();
     while let Some(first) = queue.recv().await {
         let mut next = Some(first);
         while let Some(out) = next {
             output.write_all(&out.line).await?;
             output.write_all(b"\n").await?;
-            waiting.push(out.written);
+            if !out.executions.is_empty() {
+                flushed.push(out.executions);
+            }
             next = queue.try_recv().ok();
         }
         output.flush().await?;
-        for written in waiting.drain(..) {
-            let _ = written.send(());
+        for executions in flushed.drain(..) {
+            sent(executions);
         }
     }
     output.flush().await?;
     output.shutdown().await
 }
 
-/// Queues `line` and waits until it is written; `false` when the writer is gone.
-pub(super) async fn send(lines: &mpsc::Sender<Out>, mut line: Vec<u8>) -> bool {
-    // A raw newline in valid JSON can only be whitespace between tokens
-    // (inside strings it is escaped): a space means the same.
-    for byte in &mut line {
-        if *byte == b'\n' || *byte == b'\r' {
-            *byte = b' ';
+impl Out {
+    /// `line` (one JSON message), with the executions to report sent once
+    /// it is written.
+    pub(super) fn new(mut line: Vec<u8>, executions: Vec<Execution>) -> Self {
+        // A raw newline in valid JSON can only be whitespace between tokens
+        // (inside strings it is escaped): a space means the same.
+        for byte in &mut line {
+            if *byte == b'\n' || *byte == b'\r' {
+                *byte = b' ';
+            }
+        }
+        Out { line, executions }
+    }
+}
+
+/// Queues `out` for the writer, waiting while its queue is full; `false`
+/// when the writer is gone.
+pub(super) async fn send(lines: &mpsc::Sender<Out>, out: Out) -> bool {
+    lines.send(out).await.is_ok()
+}
+
+/// Lines gathered by the reading loop, handed to the writer as one: one
+/// queue entry (and at most one wake-up of the writer) for all the
+/// messages answered from one read of input.
+#[derive(Default)]
+pub(super) struct Batch {
+    out: Option<Out>,
+}
+
+impl Batch {
+    /// Bytes gathered before the batch is handed on whatever else is read.
+    const FULL: usize = 64 * 1024;
+
+    /// Adds a line.
+    pub(super) fn push(&mut self, out: Out) {
+        match &mut self.out {
+            None => self.out = Some(out),
+            Some(batch) => {
+                batch.line.push(b'\n');
+                batch.line.extend_from_slice(&out.line);
+                batch.executions.extend(out.executions);
+            }
         }
     }
-    let (written, done) = oneshot::channel();
-    lines.send(Out { line, written }).await.is_ok() && done.await.is_ok()
+
+    /// Whether it holds enough to be handed on now.
+    pub(super) fn is_full(&self) -> bool {
+        self.out.as_ref().is_some_and(|out| out.line.len() >= Self::FULL)
+    }
+
+    /// Hands the lines gathered to the writer; `false` when it is gone.
+    pub(super) async fn flush(&mut self, lines: &mpsc::Sender<Out>) -> bool {
+        match self.out.take() {
+            Some(out) => send(lines, out).await,
+            None => true,
+        }
+    }
 }
 
 /// One line of input.
@@ -69,6 +125,12 @@ pub(super) struct Lines<R> {
 impl<R: AsyncRead + Unpin> Lines<R> {
     pub(super) fn new(input: R, limit: usize) -> Self {
         Lines { reader: BufReader::with_capacity(64 * 1024, input), limit, line: Vec::new(), skipping: false }
+    }
+
+    /// Whether a whole line was read already ([`next`](Self::next) then
+    /// needs no more input).
+    pub(super) fn has_line(&self) -> bool {
+        memchr::memchr(b'\n', self.reader.buffer()).is_some()
     }
 
     /// The next line; `None` at the end of input. A last line without a
@@ -168,22 +230,18 @@ mod tests {
     async fn waiting_lines_go_out_in_one_write() {
         // A process's stdout costs a hand-over to a blocking thread per write.
         let (queue, received) = mpsc::channel(256);
-        let mut done = Vec::new();
         for i in 0..200 {
-            let (written, wait) = oneshot::channel();
             let line = format!("{{\"id\":{i}}}").into_bytes();
-            assert!(queue.try_send(Out { line, written }).is_ok());
-            done.push(wait);
+            assert!(queue.try_send(Out { line, executions: Vec::new() }).is_ok());
         }
         drop(queue);
         let mut output = Counting::default();
-        write_lines(&mut output, received).await.unwrap();
+        let mut reported = 0;
+        write_lines(&mut output, received, |_| reported += 1).await.unwrap();
         let expected: String = (0..200).map(|i| format!("{{\"id\":{i}}}\n")).collect();
         assert_eq!(String::from_utf8(output.bytes).unwrap(), expected);
         assert_eq!(output.writes, 1, "200 lines waiting, one write");
-        for wait in done {
-            assert!(wait.await.is_ok(), "every sender hears its line went out");
-        }
+        assert_eq!(reported, 0, "lines without executions report nothing");
     }
 
     #[tokio::test]

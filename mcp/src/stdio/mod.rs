@@ -21,11 +21,22 @@
 //! * **Notifications get no answer.** A notification (or a response sent by
 //!   the client) never gets a line back, even when it is refused; the
 //!   refusal is logged (`tracing`, which a stdio server must send to stderr).
-//! * **Concurrency and cancellation.** Every message runs in its own task,
-//!   so a client can send `notifications/cancelled` while a call runs: the
-//!   server stops the call, in either era, and no response is written for
-//!   it. At most [`Stdio::max_in_flight`] messages run at once; beyond that
-//!   the transport waits before reading more (a cancellation is always read).
+//! * **Concurrency and cancellation.** A message is first handled where it
+//!   is read: most (a cached or synchronous call, a list, a ping) are done
+//!   then, and cost no task of their own. One that waits (a call doing
+//!   I/O, a stream, a question to the client) goes on in a task of its own
+//!   while the next lines are read, so a client can send
+//!   `notifications/cancelled` while a call runs: the server stops the
+//!   call, in either era, and no response is written for it. At most
+//!   [`Stdio::max_in_flight`] messages run at once; beyond that the
+//!   transport waits before reading more (a cancellation is always read).
+//!   As on an HTTP connection, a synchronous method that computes for long
+//!   holds up the lines after it: make such a method `async` and move the
+//!   work off the runtime (`tokio::task::spawn_blocking`).
+//! * **Backpressure.** The answers to the lines of one read go to the
+//!   writer together. The writer's queue is bounded (64 entries of at most
+//!   64 KB plus one answer): a client that does not read its answers stops
+//!   the transport's reading, not its memory.
 //! * **Bounded input.** A line longer than the server's message limit is
 //!   answered with a `-32600` error (id `null`) and the rest of it is skipped
 //!   as it arrives, never buffered. Blank lines are ignored; a line that is
@@ -47,8 +58,11 @@
 mod lines;
 
 use std::io;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -59,7 +73,7 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use crate::server::{Caller, Frame, Incoming, McpServer, ReadParams, Reply, Status};
-use lines::{Line, Lines, Out, send, write_lines};
+use lines::{Batch, Line, Lines, Out, send, write_lines};
 
 /// Serves API `version` of `server`'s group on `input`/`output` with the
 /// default settings of [`Stdio`], until `input` ends.
@@ -84,7 +98,8 @@ pub struct Stdio {
     grace: Duration,
 }
 
-/// Lines queued for the writer before tasks wait.
+/// Entries (a message, or the answers of one read) queued for the writer
+/// before the reading loop and the tasks wait.
 const WRITE_QUEUE: usize = 64;
 
 /// What the transport remembers of a handshake-era conversation.
@@ -142,7 +157,8 @@ impl Stdio {
         }
         let limit = self.server.max_message_bytes();
         let (lines_out, queue) = mpsc::channel(WRITE_QUEUE);
-        let mut writer = tokio::spawn(write_lines(output, queue));
+        let server = self.server.clone();
+        let mut writer = tokio::spawn(write_lines(output, queue, move |executions| server.sent(executions)));
         static CONVERSATIONS: AtomicU64 = AtomicU64::new(1);
         let shared = Arc::new(Shared {
             server: self.server.clone(),
@@ -154,9 +170,14 @@ impl Stdio {
         let permits = Arc::new(Semaphore::new(self.max_in_flight));
         let mut tasks = JoinSet::new();
         let mut lines = Lines::new(input, limit);
+        // The answers of the messages done at once, until the next read.
+        let mut batch = Batch::default();
         let read: io::Result<()> = loop {
             while let Some(done) = tasks.try_join_next() {
                 report(done);
+            }
+            if (batch.is_full() || !lines.has_line()) && !batch.flush(&shared.lines).await {
+                break Ok(());
             }
             let line = tokio::select! {
                 line = lines.next() => line,
@@ -170,9 +191,7 @@ impl Stdio {
                         "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{},\"message\":\"message exceeds {limit} bytes (the rest of the line was skipped)\"}}}}",
                         rpc::error::code::INVALID_REQUEST
                     );
-                    if !send(&shared.lines, error.into_bytes()).await {
-                        break Ok(());
-                    }
+                    batch.push(Out::new(error.into_bytes(), Vec::new()));
                     continue;
                 }
                 Ok(None) => break Ok(()),
@@ -182,23 +201,57 @@ impl Stdio {
                 continue;
             }
             if is_cancellation(&bytes) {
-                // Handled at once, whatever else runs: it stops a call.
-                shared.exchange(&bytes).await;
+                // Handled at once, whatever else runs: it stops a call. (A
+                // notification: it has no answer.)
+                if let Some(answer) = shared.exchange(&bytes).await {
+                    batch.push(answer);
+                }
                 continue;
             }
-            let permit = tokio::select! {
-                permit = Arc::clone(&permits).acquire_owned() => permit,
-                written = &mut writer => return flatten(written),
+            let permit = match Arc::clone(&permits).try_acquire_owned() {
+                Ok(permit) => permit,
+                Err(_) => {
+                    // The answers gathered go out before the wait.
+                    if !batch.flush(&shared.lines).await {
+                        break Ok(());
+                    }
+                    let permit = tokio::select! {
+                        permit = Arc::clone(&permits).acquire_owned() => permit,
+                        written = &mut writer => return flatten(written),
+                    };
+                    let Ok(permit) = permit else { break Ok(()) };
+                    permit
+                }
             };
-            let Ok(permit) = permit else { break Ok(()) };
-            let shared = Arc::clone(&shared);
+            let exchanging = Arc::clone(&shared);
             // Boxed: the task then holds a pointer, not the whole exchange,
             // which tokio would move at every stage of the task.
-            tasks.spawn(rpc::future::in_box(move || async move {
+            let mut exchange = rpc::future::in_box(move || async move {
                 let _permit = permit;
-                shared.exchange(&bytes).await;
-            }));
+                exchanging.exchange(&bytes).await
+            });
+            // Most messages (a cached or synchronous call, a list) are done
+            // at the first poll: run here, they cost no task, no hand-over
+            // to a worker thread and no wake-up, and their answers go to the
+            // writer together. One that waits (a call doing I/O, a stream)
+            // goes on as a task of its own, with the permit it took, so the
+            // next lines are read.
+            match poll_once(exchange.as_mut()).await {
+                Ok(Poll::Ready(Some(answer))) => batch.push(answer),
+                Ok(Poll::Ready(None)) => {}
+                Ok(Poll::Pending) => {
+                    let lines = shared.lines.clone();
+                    tasks.spawn(async move {
+                        if let Some(answer) = exchange.await {
+                            send(&lines, answer).await;
+                        }
+                    });
+                }
+                Err(panic) => tracing::error!("stdio: a message's handling panicked: {}", panic_text(&*panic)),
+            }
         };
+        // A writer gone by now has its error to tell.
+        batch.flush(&shared.lines).await;
         match tokio::time::timeout(self.grace, drain(&mut tasks)).await {
             Ok(()) => {}
             Err(_) => {
@@ -219,7 +272,10 @@ impl Stdio {
 /// written with escapes inside the name is handled in turn, as any other
 /// notification).
 fn is_cancellation(bytes: &[u8]) -> bool {
-    if memchr::memmem::find(bytes, b"notifications/cancelled").is_none() {
+    // Built once: a searcher's set-up costs more than searching a line.
+    static NAME: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"notifications/cancelled"));
+    if NAME.find(bytes).is_none() {
         return false;
     }
     #[derive(Deserialize)]
@@ -240,16 +296,17 @@ impl Shared {
         self.conversation.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// One message: to the server, and its reply to the writer.
-    async fn exchange(&self, bytes: &[u8]) {
+    /// One message to the server. Its answer is returned (to be written in
+    /// turn); a stream's messages are queued for the writer as they come.
+    /// `None` when there is nothing (more) to write.
+    async fn exchange(&self, bytes: &[u8]) -> Option<Out> {
         let body = match self.server.parse(bytes) {
             Ok(body) => body,
             Err(error) => {
                 let mut line = Vec::with_capacity(128);
                 let env = self.server.inner.executor.environment();
                 crate::server::write_error_body(&mut line, None, &crate::call::ProtocolError::from_rpc(&error, env));
-                send(&self.lines, line).await;
-                return;
+                return Some(Out::new(line, Vec::new()));
             }
         };
         // A notification or a client's response never gets a line back.
@@ -268,30 +325,30 @@ impl Shared {
         incoming.remembered = true;
         incoming.cancel_scope = Some(&self.scope);
         match self.server.handle(&incoming).await {
-            Reply::Accepted => {}
+            Reply::Accepted => None,
             Reply::Message(message) if silent => {
                 if message.status != Status::Ok {
                     let shown = rpc::logged::logged_bytes(&message.body);
                     let method = method.as_deref().map(rpc::logged::logged);
                     tracing::warn!(status = ?message.status, method = ?method, reply = %shown, "stdio: a notification or response was refused");
                 }
+                None
             }
             Reply::Message(message) => {
                 if message.session.is_some() {
                     self.remember(message.session.clone(), &message.body);
                 }
-                if send(&self.lines, message.body).await {
-                    self.server.sent(message.executions);
-                }
+                Some(Out::new(message.body, message.executions))
             }
             Reply::Stream(mut stream) => {
                 while let Some(frame) = stream.next().await {
                     if let Frame::Message(json) = frame
-                        && !send(&self.lines, json.to_vec()).await
+                        && !send(&self.lines, Out::new(json.to_vec(), Vec::new())).await
                     {
-                        return;
+                        break;
                     }
                 }
+                None
             }
         }
     }
@@ -323,6 +380,20 @@ impl Shared {
         let reply = self.server.end_session(incoming).await;
         tracing::debug!(?reply, "stdio: session ended");
     }
+}
+
+/// Polls `future` once, catching a panic as a task would.
+async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> std::thread::Result<Poll<F::Output>> {
+    std::future::poll_fn(|cx| Poll::Ready(catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))))).await
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// Waits for every task.
