@@ -105,8 +105,8 @@ const WRITE_QUEUE: usize = 64;
 /// What the transport remembers of a handshake-era conversation.
 #[derive(Default)]
 struct Conversation {
-    session: Option<String>,
-    protocol: Option<String>,
+    session: Option<Arc<str>>,
+    protocol: Option<Arc<str>>,
 }
 
 /// What every message's task shares.
@@ -310,8 +310,11 @@ impl Shared {
             }
         };
         // A notification or a client's response never gets a line back.
+        // (The method's name is kept for the log of a refused notification.)
         let (silent, method) = match &body {
-            Body::Single(Ok(Message::Request(request))) => (request.id.is_none(), Some(request.method.to_string())),
+            Body::Single(Ok(Message::Request(request))) if request.id.is_none() => {
+                (true, Some(request.method.to_string()))
+            }
             Body::Single(Ok(Message::Response { .. })) => (true, None),
             _ => (false, None),
         };
@@ -367,8 +370,8 @@ impl Shared {
         }
         let protocol = serde_json::from_slice::<Initialized>(response).ok().map(|i| i.result.protocol_version);
         let mut conversation = self.lock_conversation();
-        conversation.session = session;
-        conversation.protocol = protocol;
+        conversation.session = session.map(Arc::from);
+        conversation.protocol = protocol.map(Arc::from);
     }
 
     /// Ends the handshake-era session the conversation opened, if any.
