@@ -53,7 +53,7 @@ def rpc(i, method, params):
     return {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
 
 
-# name -> (path, era: "session" | "modern" | None, body, extra headers, check of the answer)
+# name -> (path, era: "session" | "modern" | "stdio" | None, body, extra headers, check of the answer)
 KINDS = {
     "mcp-session tools/call cached": (
         "/mcp/v1", "session", tools_call("Catalog.get", {"id": 7}), {}, '"structuredContent"'),
@@ -68,6 +68,7 @@ KINDS = {
         {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "Catalog.get"},
         '"structuredContent"'),
     "rpc single": ("/rpc", None, rpc(1, "Catalog.get", {"id": 7}), {}, '"result"'),
+    "stdio tools/call cached": (None, "stdio", tools_call("Catalog.get", {"id": 7}), {}, '"structuredContent"'),
     "rpc batch of 20": (
         "/rpc", None, [rpc(i, "Catalog.get", {"id": 1 + i % 5}) for i in range(20)], {}, '"result"'),
 }
@@ -125,6 +126,8 @@ def total(catalog, kind, count, work, port, command=catalog_command, spec=None):
     """Instructions of a server (`command(catalog, port)`) serving `count`
     requests of `kind` (or of `spec`), start and shutdown included."""
     out = os.path.join(work, f"cg.{port}.out")
+    if (spec or KINDS[kind])[1] == "stdio":
+        return stdio_total(catalog, spec or KINDS[kind], count, out)
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          "--toggle-collect=tokio::runtime::task::raw::poll*",
@@ -141,6 +144,31 @@ def total(catalog, kind, count, work, port, command=catalog_command, spec=None):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    with open(out) as f:
+        for line in f:
+            if line.startswith("totals:") or line.startswith("summary:"):
+                return int(line.split()[1])
+    raise SystemExit(f"budget.py: no totals in {out}")
+
+
+def stdio_total(catalog, spec, count, out):
+    """Instructions of `catalog --stdio` answering a handshake then `count`
+    lines of `spec` written at once. All of the process is counted: its
+    reading loop is not a tokio task, and with all of its input waiting it
+    does not park between lines."""
+    _, _, body, _, expect = spec
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "budget", "version": "1"}}}
+    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    for i in range(count):
+        lines.append(json.dumps(body | {"id": i + 1}, separators=(",", ":")))
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", catalog, "--env", "prod", "--stdio"],
+        input="\n".join(lines).encode() + b"\n", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=600,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {"RUST_LOG": "warn", "TOKIO_WORKER_THREADS": "1"})
+    answers = done.stdout.decode().splitlines()
+    if done.returncode != 0 or len(answers) != count + 1 or any(expect not in a for a in answers[1:]):
+        raise SystemExit(f"budget.py: stdio: exit {done.returncode}, {len(answers)} lines: {answers[-1:]!r}")
     with open(out) as f:
         for line in f:
             if line.startswith("totals:") or line.startswith("summary:"):
