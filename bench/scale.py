@@ -22,7 +22,9 @@ Each part prints its figures and the target they are held against:
 * batch     instructions of a `/rpc` batch of 100 `Catalog.get` calls against one
             such call alone (callgrind, as bench/budget.py counts them).
 * stdio     100,000 `tools/call` lines through `catalog --stdio` against the bare
-            line-echo loop of bench/baseline (`stdio_echo`) fed the same lines.
+            line-echo loop of bench/baseline (`stdio_echo`) fed the same lines,
+            and against rmcp's stdio transport serving the same tool and answer
+            (bench/peers/rmcp_stdio; left out when it cannot be built).
 
 Builds what it needs (release catalog, release fixture with 1,000 methods, the
 baseline) unless SKIP_BUILD=1. Needs valgrind (list) and wrk (soak).
@@ -46,6 +48,7 @@ import budget  # noqa: E402
 CATALOG = os.path.join(ROOT, "target/release/catalog")
 FIXTURE = os.path.join(ROOT, "target/release/scale")
 ECHO = os.path.join(HERE, "baseline/target/release/stdio_echo")
+RMCP_STDIO = os.path.join(HERE, "peers/rmcp_stdio/target/release/rmcp_stdio")
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {"RUST_LOG": "warn"}
 
 
@@ -59,6 +62,10 @@ def build():
     cargo("build", "--release", "-q", "-p", "catalog")
     cargo("build", "--release", "-q", "-p", "scale", env={"SCALE_METHODS": "1000", "SCALE_ANNOTATED": "1"})
     subprocess.run(["cargo", "build", "--release", "-q"], cwd=os.path.join(HERE, "baseline"), check=True)
+    # The rmcp peer needs rmcp's crates (fetched, or in cargo's cache offline).
+    peer = subprocess.run(["cargo", "build", "--release", "-q"], cwd=os.path.join(HERE, "peers/rmcp_stdio"))
+    if peer.returncode != 0:
+        print("scale.py: the rmcp stdio peer did not build; stdio is measured without it", file=sys.stderr)
 
 
 def resident(pid):
@@ -318,13 +325,19 @@ def stdio_rate(command, count, handshake):
 
 
 def stdio(count=100_000):
-    ours, echo = [], []
+    ours, echo, rmcp = [], [], []
+    peer = os.path.exists(RMCP_STDIO)
     for _ in range(3):
         echo.append(stdio_rate([ECHO], count, False))
         ours.append(stdio_rate([CATALOG, "--stdio"], count, True))
+        if peer:
+            rmcp.append(stdio_rate([RMCP_STDIO], count, True))
     ours_rate, echo_rate = statistics.median(ours), statistics.median(echo)
     print(f"stdio: {count} tools/call lines: catalog --stdio {ours_rate:,.0f}/s, bare echo loop {echo_rate:,.0f}/s, "
           f"{100 * ours_rate / echo_rate:.0f} % (median of 3; target >= 80 %)")
+    if peer:
+        rmcp_rate = statistics.median(rmcp)
+        print(f"stdio: rmcp's stdio transport {rmcp_rate:,.0f}/s: ours answers {ours_rate / rmcp_rate:.1f}x as many")
 
 
 PARTS = {"compile": compile_time, "startup": startup, "list": list_cost, "batch": batch, "sessions": sessions,
