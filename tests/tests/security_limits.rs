@@ -112,6 +112,7 @@ async fn json_nesting_values_and_batches_are_bounded() {
             assert_eq!(json["error"]["code"], -32600, "{path}: {json}");
             let message = json["error"]["message"].as_str().unwrap_or("");
             assert!(message.contains(expected), "{path}: `{message}` should say {expected}");
+            assert_eq!(message.matches("Invalid Request").count(), 1, "{path}: said once: `{message}`");
             assert!(json.to_string().len() < 400, "{path}: a short error: {json}");
             assert!(took < Duration::from_secs(2), "{path}: refused in {took:?}");
         }

@@ -113,7 +113,7 @@ pub fn parse_body_reading<'a, P: EarlyParams<'a>>(
         }
     };
     if let Err(exceeded) = limits.check(bytes) {
-        return Err(RpcError::invalid_request(format!("Invalid Request: {exceeded}")));
+        return Err(RpcError::invalid_request(exceeded.to_string()));
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
