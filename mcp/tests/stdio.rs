@@ -194,6 +194,11 @@ async fn initialize(client: &mut Client, version: &str) -> Value {
 #[tokio::test]
 async fn legacy_handshake() {
     let mut client = Client::start();
+    // Before `initialize`, a call is refused in stdio's terms (no header to name).
+    let early = client.call(request(json!("early"), "tools/list", json!({}))).await;
+    assert_eq!(early["id"], "early", "{early}");
+    let message = early["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("send `initialize` first") && !message.contains("header"), "{early}");
     let reply = initialize(&mut client, "2025-11-25").await;
     assert_eq!(reply["id"], 0);
     assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");

@@ -469,11 +469,15 @@ pub(crate) async fn session_of(
 ) -> Result<(Arc<Session>, ProtocolVersion), Reply> {
     let refuse = |status, code, message: String| Err(Reply::error(status, id, &ProtocolError::new(code, message)));
     let Some(session_id) = incoming.session else {
-        return refuse(
-            Status::BadRequest,
-            code::NO_SESSION,
-            "Bad Request: Mcp-Session-Id header is required".to_owned(),
-        );
+        // A transport that remembers its conversation (stdio) has no header
+        // to name: its client has not initialized yet.
+        let message = if incoming.remembered {
+            "Bad Request: no session yet: send `initialize` first (a 2026-07-28 client names its protocol \
+             version in `params._meta` instead)"
+        } else {
+            "Bad Request: Mcp-Session-Id header is required"
+        };
+        return refuse(Status::BadRequest, code::NO_SESSION, message.to_owned());
     };
     let named_version = match incoming.protocol {
         None => None,
