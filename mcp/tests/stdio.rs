@@ -553,3 +553,58 @@ async fn a_client_that_does_not_read_stops_the_reading_not_the_memory() {
     let input = feeding.await.expect("fed");
     Client { input, output, served, dropped }.close().await;
 }
+
+#[tokio::test]
+async fn after_response_keeps_pace_with_a_client_that_reads_slower_than_it_writes() {
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let sent = Arc::new(Sent::default());
+    let registry =
+        Registry::builder().service(fixtures::Tools { dropped: Arc::clone(&dropped) }).build().expect("registry");
+    let executor = Executor::new(registry, Environment::Dev).with_listeners([sent.clone() as Arc<dyn Listener>]);
+    let endpoint = McpEndpoint::builder::<fixtures::Work>(executor).build();
+    // A small output pipe: the writer always has lines waiting, so its queue
+    // never empties while the input lasts.
+    let client = Client::serving(Stdio::new(endpoint, 1), dropped, 4096);
+    let Client { mut input, mut output, served, dropped } = client;
+    const CALLS: usize = 10_000;
+    let text = "z".repeat(1000);
+    let call = |id: usize| {
+        let call = modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}));
+        let mut line = call.to_string().into_bytes();
+        line.push(b'\n');
+        line
+    };
+    let lines: Vec<Vec<u8>> = (0..CALLS).map(call).collect();
+    let feeding = tokio::spawn(async move {
+        for line in lines {
+            input.write_all(&line).await.expect("the transport reads");
+        }
+        input
+    });
+    let mut line = String::new();
+    for _ in 0..CALLS / 2 {
+        line.clear();
+        let read = tokio::time::timeout(Duration::from_secs(30), output.read_line(&mut line))
+            .await
+            .expect("a line within 30 s")
+            .expect("readable");
+        assert!(read > 0, "the transport closed its output");
+    }
+    assert!(!feeding.is_finished(), "the input still lasts");
+    // What waits for its after-response work is bounded: the writer's queue
+    // (64 entries of at most 64 KB, about 2 KB an answer here) and one round
+    // of its buffer. Without the bound it would be every answer so far.
+    let behind = CALLS / 2 - sent.0.load(Ordering::SeqCst);
+    assert!(behind < 64 * 33 + 64, "{behind} answers read by the client still wait for after_response");
+    for _ in CALLS / 2..CALLS {
+        line.clear();
+        let read = tokio::time::timeout(Duration::from_secs(30), output.read_line(&mut line))
+            .await
+            .expect("a line within 30 s")
+            .expect("readable");
+        assert!(read > 0, "the transport closed its output");
+    }
+    let input = feeding.await.expect("fed");
+    Client { input, output, served, dropped }.close().await;
+    assert_eq!(sent.0.load(Ordering::SeqCst), CALLS, "once per answer");
+}

@@ -15,28 +15,36 @@ pub(super) struct Out {
     executions: Vec<Execution>,
 }
 
-/// The writer: each line then `\n`, flushed whenever the queue is empty;
-/// then `sent` is handed the executions of the lines flushed (the server's
-/// after-response work, [`McpServer::sent`](crate::server::McpServer::sent)).
-/// The lines waiting are written into one buffer first: a process's stdout
-/// in tokio is written by a blocking thread, one hand-over per write, so a
-/// write per line would cost more than the call it answers.
+/// Bytes the writer buffers, and writes at most between two flushes.
+const ROUND: usize = 64 * 1024;
+
+/// The writer: each line then `\n`, flushed whenever the queue is empty or
+/// [`ROUND`] bytes were written since the last flush; then `sent` is handed
+/// the executions of the lines flushed (the server's after-response work,
+/// [`McpServer::sent`](crate::server::McpServer::sent)). The lines waiting
+/// are written into one buffer first: a process's stdout in tokio is
+/// written by a blocking thread, one hand-over per write, so a write per
+/// line would cost more than the call it answers. The bound on a round
+/// keeps what waits for its after-response work bounded too, when the
+/// queue never empties (a client that reads slower than it writes).
 pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
     output: W,
     mut queue: mpsc::Receiver<Out>,
     mut sent: impl FnMut(Vec<Execution>),
 ) -> io::Result<()> {
-    let mut output = BufWriter::with_capacity(64 * 1024, output);
+    let mut output = BufWriter::with_capacity(ROUND, output);
     let mut flushed = Vec::new();
     while let Some(first) = queue.recv().await {
         let mut next = Some(first);
+        let mut round = 0;
         while let Some(out) = next {
             output.write_all(&out.line).await?;
             output.write_all(b"\n").await?;
+            round += out.line.len() + 1;
             if !out.executions.is_empty() {
                 flushed.push(out.executions);
             }
-            next = queue.try_recv().ok();
+            next = if round < ROUND { queue.try_recv().ok() } else { None };
         }
         output.flush().await?;
         for executions in flushed.drain(..) {
