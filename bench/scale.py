@@ -24,7 +24,9 @@ Each part prints its figures and the target they are held against:
 * stdio     100,000 `tools/call` lines through `catalog --stdio` against the bare
             line-echo loop of bench/baseline (`stdio_echo`) fed the same lines,
             and against rmcp's stdio transport serving the same tool and answer
-            (bench/peers/rmcp_stdio; left out when it cannot be built).
+            (bench/peers/rmcp_stdio; left out when it cannot be built); then the
+            server's memory with a client that stops reading for 3 s and then
+            reads slower than it writes (60,000 answers of 8 KB).
 
 Builds what it needs (release catalog, release fixture with 1,000 methods, the
 baseline) unless SKIP_BUILD=1. Needs valgrind (list) and wrk (soak).
@@ -338,6 +340,47 @@ def stdio(count=100_000):
     if peer:
         rmcp_rate = statistics.median(rmcp)
         print(f"stdio: rmcp's stdio transport {rmcp_rate:,.0f}/s: ours answers {ours_rate / rmcp_rate:.1f}x as many")
+    stdio_slow_reader()
+
+
+def stdio_slow_reader(count=60_000, size=8000):
+    """`catalog --stdio` fed `count` calls answering `size`-byte texts by a
+    client that reads nothing for 3 s, then reads slower than it writes: the
+    server's memory must stay flat (its queue and buffers are bounded)."""
+    proc = subprocess.Popen([CATALOG, "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=CLEAN_ENV)
+    try:
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": budget.HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "scale", "version": "1"}}}
+        proc.stdin.write((json.dumps(init) + "\n").encode())
+        proc.stdin.flush()
+        proc.stdout.readline()
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        who = "w" * size
+
+        def feed():
+            for i in range(1, count + 1):
+                proc.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ping",'
+                                 b'"arguments":{"who":"%s"}}}\n' % (i, who.encode()))
+            proc.stdin.flush()
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        time.sleep(3)
+        stalled = resident(proc.pid)
+        for _ in range(count):
+            if b"pong" not in proc.stdout.readline():
+                raise SystemExit("scale.py: stdio: unexpected answer to ping")
+        after = resident(proc.pid)
+        writer.join()
+        proc.stdin.close()
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    print(f"stdio: a client reading nothing for 3 s, then slower than it writes ({count} answers of {size // 1000} KB): "
+          f"server RSS {stalled / 2**20:.1f} MiB while stalled, {after / 2**20:.1f} MiB after (target: flat)")
 
 
 PARTS = {"compile": compile_time, "startup": startup, "list": list_cost, "batch": batch, "sessions": sessions,
