@@ -172,6 +172,7 @@ impl Stdio {
         let mut lines = Lines::new(input, limit);
         // The answers of the messages done at once, until the next read.
         let mut batch = Batch::default();
+        let mut spare = None;
         let read: io::Result<()> = loop {
             while let Some(done) = tasks.try_join_next() {
                 report(done);
@@ -224,12 +225,20 @@ impl Stdio {
                 }
             };
             let exchanging = Arc::clone(&shared);
-            // Boxed: the task then holds a pointer, not the whole exchange,
-            // which tokio would move at every stage of the task.
-            let mut exchange = rpc::future::in_box(move || async move {
+            let make = move || async move {
                 let _permit = permit;
                 exchanging.exchange(&bytes).await
-            });
+            };
+            // Boxed: the task then holds a pointer, not the whole exchange
+            // (kilobytes), which tokio would move at every stage of the
+            // task. The box of the last message done here is used again.
+            let mut exchange = match spare.take() {
+                Some(mut slot) => {
+                    Pin::set(&mut slot, make());
+                    slot
+                }
+                None => rpc::future::in_box(make),
+            };
             // Most messages (a cached or synchronous call, a list) are done
             // at the first poll: run here, they cost no task, no hand-over
             // to a worker thread and no wake-up, and their answers go to the
@@ -237,8 +246,12 @@ impl Stdio {
             // goes on as a task of its own, with the permit it took, so the
             // next lines are read.
             match poll_once(exchange.as_mut()).await {
-                Ok(Poll::Ready(Some(answer))) => batch.push(answer),
-                Ok(Poll::Ready(None)) => {}
+                Ok(Poll::Ready(answer)) => {
+                    if let Some(answer) = answer {
+                        batch.push(answer);
+                    }
+                    spare = Some(exchange);
+                }
                 Ok(Poll::Pending) => {
                     let lines = shared.lines.clone();
                     tasks.spawn(async move {
