@@ -208,6 +208,7 @@ mod tests {
     struct Counting {
         bytes: Vec<u8>,
         writes: usize,
+        flushes: usize,
     }
 
     impl AsyncWrite for Counting {
@@ -221,9 +222,10 @@ mod tests {
             std::task::Poll::Ready(Ok(buf.len()))
         }
         fn poll_flush(
-            self: std::pin::Pin<&mut Self>,
+            mut self: std::pin::Pin<&mut Self>,
             _: &mut std::task::Context<'_>,
         ) -> std::task::Poll<io::Result<()>> {
+            self.flushes += 1;
             std::task::Poll::Ready(Ok(()))
         }
         fn poll_shutdown(
@@ -250,6 +252,41 @@ mod tests {
         assert_eq!(String::from_utf8(output.bytes).unwrap(), expected);
         assert_eq!(output.writes, 1, "200 lines waiting, one write");
         assert_eq!(reported, 0, "lines without executions report nothing");
+    }
+
+    #[tokio::test]
+    async fn a_queue_that_never_empties_is_still_flushed_every_64_kilobytes() {
+        // 200 lines of 1 KB waiting: without a bound on a round, one flush
+        // (and the after-response work behind it) would wait for them all.
+        let (queue, received) = mpsc::channel(256);
+        for _ in 0..200 {
+            assert!(queue.try_send(Out { line: vec![b'x'; 1023], executions: Vec::new() }).is_ok());
+        }
+        drop(queue);
+        let mut output = Counting::default();
+        write_lines(&mut output, received, |_| {}).await.unwrap();
+        assert_eq!(output.bytes.len(), 200 * 1024);
+        // Four rounds of at most 64 KB, and the flush at the end.
+        assert_eq!(output.flushes, 5, "a flush per 64 KB written");
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_one_entry_of_its_lines() {
+        let (queue, mut received) = mpsc::channel(4);
+        let mut batch = Batch::default();
+        assert!(batch.flush(&queue).await, "an empty batch sends nothing");
+        assert!(received.try_recv().is_err());
+        batch.push(Out::new(b"{\"a\":\n1}".to_vec(), Vec::new()));
+        batch.push(Out::new(b"{\"b\":2}".to_vec(), Vec::new()));
+        assert!(!batch.is_full());
+        assert!(batch.flush(&queue).await);
+        let out = received.try_recv().expect("one entry");
+        assert_eq!(out.line, b"{\"a\": 1}\n{\"b\":2}", "lines joined, raw newlines inside a message made spaces");
+        assert!(received.try_recv().is_err(), "only one");
+        batch.push(Out::new(vec![b' '; Batch::FULL], Vec::new()));
+        assert!(batch.is_full());
+        drop(received);
+        assert!(!batch.flush(&queue).await, "the writer is gone");
     }
 
     #[tokio::test]
