@@ -55,6 +55,18 @@ def rpc(i, method, params):
     return {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
 
 
+def initialize(client):
+    """A handshake-era `initialize` request (id 0) from `client`."""
+    return {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}}
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+# The environment a measured server runs in: none of the caller's settings.
+SERVER_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {
+    "RUST_LOG": "warn", "TOKIO_WORKER_THREADS": "1"}
+
+
 # name -> (path, era: "session" | "modern" | "stdio" | None, body, extra headers, check of the answer)
 KINDS = {
     "mcp-session tools/call cached": (
@@ -104,13 +116,11 @@ def drive(port, spec, count):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if era == "session":
-        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "budget", "version": "1"}}}
-        status, session, _ = post(conn, path, json.dumps(init), headers)
+        status, session, _ = post(conn, path, json.dumps(initialize("budget")), headers)
         if status != 200 or not session:
             raise SystemExit(f"budget.py: initialize answered {status} without a session")
         headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": HANDSHAKE})
-        post(conn, path, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers)
+        post(conn, path, json.dumps(INITIALIZED), headers)
     headers.update(extra)
     data = json.dumps(body, separators=(",", ":"))
     for _ in range(count):
@@ -128,17 +138,17 @@ def total(catalog, kind, count, work, port, command=catalog_command, spec=None):
     """Instructions of a server (`command(catalog, port)`) serving `count`
     requests of `kind` (or of `spec`), start and shutdown included."""
     out = os.path.join(work, f"cg.{port}.out")
-    if (spec or KINDS[kind])[1] == "stdio":
-        return stdio_total(catalog, spec or KINDS[kind], count, out)
+    spec = spec or KINDS[kind]
+    if spec[1] == "stdio":
+        return stdio_total(catalog, spec, count, out)
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          "--toggle-collect=tokio::runtime::task::raw::poll*",
          *command(catalog, port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {"RUST_LOG": "warn", "TOKIO_WORKER_THREADS": "1"})
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=SERVER_ENV)
     try:
         wait_for(port, proc)
-        drive(port, spec or KINDS[kind], count)
+        drive(port, spec, count)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -146,6 +156,11 @@ def total(catalog, kind, count, work, port, command=catalog_command, spec=None):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    return read_total(out)
+
+
+def read_total(out):
+    """The instructions a callgrind output file counted in all."""
     with open(out) as f:
         for line in f:
             if line.startswith("totals:") or line.startswith("summary:"):
@@ -159,23 +174,17 @@ def stdio_total(catalog, spec, count, out):
     reading loop is not a tokio task, and with all of its input waiting it
     does not park between lines."""
     _, _, body, _, expect = spec
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "budget", "version": "1"}}}
-    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    lines = [json.dumps(initialize("budget")), json.dumps(INITIALIZED)]
     for i in range(count):
         lines.append(json.dumps(body | {"id": i + 1}, separators=(",", ":")))
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", catalog, "--env", "prod", "--stdio"],
         input="\n".join(lines).encode() + b"\n", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=600,
-        env={k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "RPC_"))} | {"RUST_LOG": "warn", "TOKIO_WORKER_THREADS": "1"})
+        env=SERVER_ENV)
     answers = done.stdout.decode().splitlines()
     if done.returncode != 0 or len(answers) != count + 1 or any(expect not in a for a in answers[1:]):
         raise SystemExit(f"budget.py: stdio: exit {done.returncode}, {len(answers)} lines: {answers[-1:]!r}")
-    with open(out) as f:
-        for line in f:
-            if line.startswith("totals:") or line.startswith("summary:"):
-                return int(line.split()[1])
-    raise SystemExit(f"budget.py: no totals in {out}")
+    return read_total(out)
 
 
 def free_port():

@@ -204,14 +204,11 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 
 
 def open_session(conn):
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": budget.HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "scale", "version": "1"}}}
-    status, session, _ = budget.post(conn, "/mcp/v1", json.dumps(init), HEADERS)
+    status, session, _ = budget.post(conn, "/mcp/v1", json.dumps(budget.initialize("scale")), HEADERS)
     if status != 200 or not session:
         raise SystemExit(f"scale.py: initialize answered {status}")
     headers = HEADERS | {"Mcp-Session-Id": session, "MCP-Protocol-Version": budget.HANDSHAKE}
-    status, _, _ = budget.post(conn, "/mcp/v1", json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                               headers)
+    status, _, _ = budget.post(conn, "/mcp/v1", json.dumps(budget.INITIALIZED), headers)
     if status != 202:
         raise SystemExit(f"scale.py: notifications/initialized answered {status}")
     return session
@@ -288,18 +285,21 @@ def soak(total_requests=1_000_000):
           f"({100 * (last - warm) / warm:+.1f} %; target: flat)")
 
 
+def stdio_handshake(proc):
+    """`initialize` (its answer read) and `notifications/initialized` on a
+    stdio server's pipes."""
+    proc.stdin.write((json.dumps(budget.initialize("scale")) + "\n").encode())
+    proc.stdin.flush()
+    proc.stdout.readline()
+    proc.stdin.write((json.dumps(budget.INITIALIZED) + "\n").encode())
+    proc.stdin.flush()
+
+
 def stdio_rate(command, count, handshake):
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=CLEAN_ENV)
     try:
         if handshake:
-            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": budget.HANDSHAKE, "capabilities": {},
-                "clientInfo": {"name": "scale", "version": "1"}}}
-            proc.stdin.write((json.dumps(init) + "\n").encode())
-            proc.stdin.flush()
-            proc.stdout.readline()
-            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-            proc.stdin.flush()
+            stdio_handshake(proc)
         lines = b"".join(
             b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":%d}}}\n'
             % (i + 1, i % 100 + 1) for i in range(count))
@@ -350,12 +350,7 @@ def stdio_slow_reader(count=60_000, size=8000):
     proc = subprocess.Popen([CATALOG, "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=CLEAN_ENV)
     try:
-        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": budget.HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "scale", "version": "1"}}}
-        proc.stdin.write((json.dumps(init) + "\n").encode())
-        proc.stdin.flush()
-        proc.stdout.readline()
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        stdio_handshake(proc)
         who = "w" * size
 
         def feed():
