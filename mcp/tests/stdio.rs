@@ -93,9 +93,13 @@ struct Client {
 }
 
 fn endpoint(dropped: &Arc<AtomicUsize>, max_body: usize) -> McpEndpoint {
+    endpoint_with(dropped, max_body, Vec::new())
+}
+
+fn endpoint_with(dropped: &Arc<AtomicUsize>, max_body: usize, listeners: Vec<Arc<dyn Listener>>) -> McpEndpoint {
     let registry =
         Registry::builder().service(fixtures::Tools { dropped: Arc::clone(dropped) }).build().expect("registry");
-    let executor = Executor::new(registry, Environment::Dev);
+    let executor = Executor::new(registry, Environment::Dev).with_listeners(listeners);
     McpEndpoint::builder::<fixtures::Work>(executor).max_body_bytes(max_body).build()
 }
 
@@ -108,6 +112,15 @@ impl Client {
         let dropped = Arc::new(AtomicUsize::new(0));
         let stdio = configure(Stdio::new(endpoint(&dropped, max_body), 1));
         Self::serving(stdio, dropped, 64 * 1024)
+    }
+
+    /// A client of an endpoint whose executor counts after-response events
+    /// (the counter returned), with an output pipe of `output_capacity`.
+    fn counting_sent(output_capacity: usize) -> (Self, Arc<Sent>) {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let sent = Arc::new(Sent::default());
+        let endpoint = endpoint_with(&dropped, 1 << 20, vec![sent.clone() as Arc<dyn Listener>]);
+        (Self::serving(Stdio::new(endpoint, 1), dropped, output_capacity), sent)
     }
 
     /// A client of `stdio`, whose output pipe holds `output_capacity` bytes
@@ -131,15 +144,19 @@ impl Client {
 
     /// The next line, which must be one JSON value.
     async fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(10), self.output.read_line(&mut line))
-            .await
-            .expect("a line within 10 s")
-            .expect("readable");
-        assert!(read > 0, "the transport closed its output");
-        assert!(line.ends_with('\n'), "a whole line: {line:?}");
-        assert!(!line.trim_end_matches('\n').contains(['\n', '\r']), "one line per message: {line:?}");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+        read_answer(&mut self.output).await
+    }
+
+    /// Writes `lines` from a task of its own, which hands the input back
+    /// once it has written them all (the client reads meanwhile).
+    fn feed(&mut self, lines: Vec<Vec<u8>>) -> JoinHandle<DuplexStream> {
+        let mut input = std::mem::replace(&mut self.input, tokio::io::duplex(1).0);
+        tokio::spawn(async move {
+            for line in lines {
+                input.write_all(&line).await.expect("the transport reads");
+            }
+            input
+        })
     }
 
     async fn call(&mut self, message: Value) -> Value {
@@ -165,6 +182,31 @@ impl Client {
         assert_eq!(rest, "", "nothing after the last answer");
         self.dropped
     }
+}
+
+/// The next line of `output`, which must be one JSON value.
+async fn read_answer(output: &mut BufReader<DuplexStream>) -> Value {
+    let mut line = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), output.read_line(&mut line))
+        .await
+        .expect("a line within 10 s")
+        .expect("readable");
+    assert!(read > 0, "the transport closed its output");
+    assert!(line.ends_with('\n'), "a whole line: {line:?}");
+    assert!(!line.trim_end_matches('\n').contains(['\n', '\r']), "one line per message: {line:?}");
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+}
+
+/// `count` 2026-07-28 calls of `work.echo` with `text`, as lines.
+fn echo_lines(count: usize, text: &str) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|id| {
+            let call = modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}));
+            let mut line = call.to_string().into_bytes();
+            line.push(b'\n');
+            line
+        })
+        .collect()
 }
 
 fn request(id: Value, method: &str, params: Value) -> Value {
@@ -488,14 +530,8 @@ impl Listener for Sent {
 
 #[tokio::test]
 async fn after_response_waits_until_the_answer_is_written() {
-    let dropped = Arc::new(AtomicUsize::new(0));
-    let sent = Arc::new(Sent::default());
-    let registry =
-        Registry::builder().service(fixtures::Tools { dropped: Arc::clone(&dropped) }).build().expect("registry");
-    let executor = Executor::new(registry, Environment::Dev).with_listeners([sent.clone() as Arc<dyn Listener>]);
-    let endpoint = McpEndpoint::builder::<fixtures::Work>(executor).build();
     // An output pipe of 256 bytes: the answers below wait for the client.
-    let mut client = Client::serving(Stdio::new(endpoint, 1), dropped, 256);
+    let (mut client, sent) = Client::counting_sent(256);
     let text = "x".repeat(1000);
     for id in 0..3 {
         client.send(&modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}))).await;
@@ -514,81 +550,34 @@ async fn after_response_waits_until_the_answer_is_written() {
 
 #[tokio::test]
 async fn a_client_that_does_not_read_stops_the_reading_not_the_memory() {
-    let client = Client::start();
-    let Client { mut input, mut output, served, dropped } = client;
+    let mut client = Client::start();
     // 4,000 answers of 8 KB each (32 MB) against a write queue of at most
     // 64 batches of 64 KB: the transport must stop reading long before.
     const CALLS: usize = 4000;
     let text = "y".repeat(4096);
-    let lines: Vec<Vec<u8>> = (0..CALLS)
-        .map(|id| {
-            let call = modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}));
-            let mut line = call.to_string().into_bytes();
-            line.push(b'\n');
-            line
-        })
-        .collect();
-    let feeding = tokio::spawn(async move {
-        for line in lines {
-            input.write_all(&line).await.expect("the transport reads");
-        }
-        input
-    });
+    let feeding = client.feed(echo_lines(CALLS, &text));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!feeding.is_finished(), "the transport went on reading while nobody read its answers");
     let mut seen = std::collections::BTreeSet::new();
-    let mut line = String::new();
     for _ in 0..CALLS {
-        line.clear();
-        let read = tokio::time::timeout(Duration::from_secs(30), output.read_line(&mut line))
-            .await
-            .expect("a line within 30 s")
-            .expect("readable");
-        assert!(read > 0, "the transport closed its output");
-        let reply: Value = serde_json::from_str(&line).expect("one JSON answer per line");
+        let reply = client.recv().await;
         assert_eq!(reply["result"]["structuredContent"]["result"], text.as_str());
         seen.insert(reply["id"].as_u64().expect("an id"));
     }
     assert_eq!(seen.len(), CALLS, "every call answered once");
-    let input = feeding.await.expect("fed");
-    Client { input, output, served, dropped }.close().await;
+    client.input = feeding.await.expect("fed");
+    client.close().await;
 }
 
 #[tokio::test]
 async fn after_response_keeps_pace_with_a_client_that_reads_slower_than_it_writes() {
-    let dropped = Arc::new(AtomicUsize::new(0));
-    let sent = Arc::new(Sent::default());
-    let registry =
-        Registry::builder().service(fixtures::Tools { dropped: Arc::clone(&dropped) }).build().expect("registry");
-    let executor = Executor::new(registry, Environment::Dev).with_listeners([sent.clone() as Arc<dyn Listener>]);
-    let endpoint = McpEndpoint::builder::<fixtures::Work>(executor).build();
     // A small output pipe: the writer always has lines waiting, so its queue
     // never empties while the input lasts.
-    let client = Client::serving(Stdio::new(endpoint, 1), dropped, 4096);
-    let Client { mut input, mut output, served, dropped } = client;
+    let (mut client, sent) = Client::counting_sent(4096);
     const CALLS: usize = 10_000;
-    let text = "z".repeat(1000);
-    let call = |id: usize| {
-        let call = modern(json!(id), "tools/call", json!({"name": "work.echo", "arguments": {"text": text}}));
-        let mut line = call.to_string().into_bytes();
-        line.push(b'\n');
-        line
-    };
-    let lines: Vec<Vec<u8>> = (0..CALLS).map(call).collect();
-    let feeding = tokio::spawn(async move {
-        for line in lines {
-            input.write_all(&line).await.expect("the transport reads");
-        }
-        input
-    });
-    let mut line = String::new();
+    let feeding = client.feed(echo_lines(CALLS, &"z".repeat(1000)));
     for _ in 0..CALLS / 2 {
-        line.clear();
-        let read = tokio::time::timeout(Duration::from_secs(30), output.read_line(&mut line))
-            .await
-            .expect("a line within 30 s")
-            .expect("readable");
-        assert!(read > 0, "the transport closed its output");
+        client.recv().await;
     }
     assert!(!feeding.is_finished(), "the input still lasts");
     // What waits for its after-response work is bounded: the writer's queue
@@ -597,14 +586,9 @@ async fn after_response_keeps_pace_with_a_client_that_reads_slower_than_it_write
     let behind = CALLS / 2 - sent.0.load(Ordering::SeqCst);
     assert!(behind < 64 * 33 + 64, "{behind} answers read by the client still wait for after_response");
     for _ in CALLS / 2..CALLS {
-        line.clear();
-        let read = tokio::time::timeout(Duration::from_secs(30), output.read_line(&mut line))
-            .await
-            .expect("a line within 30 s")
-            .expect("readable");
-        assert!(read > 0, "the transport closed its output");
+        client.recv().await;
     }
-    let input = feeding.await.expect("fed");
-    Client { input, output, served, dropped }.close().await;
+    client.input = feeding.await.expect("fed");
+    client.close().await;
     assert_eq!(sent.0.load(Ordering::SeqCst), CALLS, "once per answer");
 }
