@@ -38,6 +38,7 @@ mod methods;
 mod params;
 pub(crate) mod pending;
 mod queued_tasks;
+mod recent_clients;
 mod reply;
 pub(crate) mod request_state;
 mod session_stream;

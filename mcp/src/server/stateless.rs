@@ -140,11 +140,14 @@ const LAZY_CLIENT_FACTS: usize = 4096;
 fn client_view(protocol: ProtocolVersion, capabilities: Option<&RawValue>, info: Option<&RawValue>) -> ClientView {
     let large = |raw: Option<&RawValue>| raw.is_some_and(|r| r.get().len() > LAZY_CLIENT_FACTS);
     if !large(capabilities) && !large(info) {
-        return ClientView::from_raw(
-            Some(protocol.as_str().into()),
-            capabilities.map(ToOwned::to_owned),
-            info.map(ToOwned::to_owned),
-        );
+        // The same client sends the same facts each time: its view is kept.
+        return super::recent_clients::view_of(protocol, capabilities, info, || {
+            ClientView::from_raw(
+                Some(protocol.as_str().into()),
+                capabilities.map(ToOwned::to_owned),
+                info.map(ToOwned::to_owned),
+            )
+        });
     }
     let info = info.and_then(|raw| ClientInfo::parse(raw.get())).map(|i| i.to_json());
     let capabilities = capabilities.map(|raw| {
