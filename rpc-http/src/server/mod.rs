@@ -18,6 +18,7 @@ pub mod draining;
 pub mod limits;
 #[cfg(feature = "cli")]
 pub mod one_shot;
+mod orders;
 mod ready_call;
 pub mod route;
 pub mod router;

@@ -5,10 +5,11 @@
 //! connections.
 
 use std::convert::Infallible;
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use http::{Request, Response};
@@ -16,7 +17,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
 use super::activity::{Activity, Expired, TrackedIo};
@@ -25,6 +26,7 @@ use super::conn_service::{ConnService, IncomingBody};
 use super::connection::Connection;
 use super::draining::Draining;
 use super::limits::{HYPER_DEFAULT_MAX_HEADERS, REFUSAL_SLOTS, ServerLimits};
+use super::orders::{Command, Orders};
 
 /// How long to wait for open connections after the shutdown signal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -201,14 +203,6 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
 /// One connection as hyper serves it.
 type HyperConnection<S> = auto::UpgradeableConnection<'static, TokioIo<TrackedIo>, ConnService<S>, TokioExecutor>;
 
-/// What the watchdog tells the task driving a connection.
-enum Command {
-    /// Shut the connection down gracefully (a timeout, or the server drains).
-    Shutdown(Expired),
-    /// Close it now (the graceful shutdown overstayed its grace, or serving ended).
-    Close,
-}
-
 /// Drives one connection until it ends, a timeout shuts it down, or the
 /// server stops. The timers live in a watchdog task of their own, so that
 /// the connection's many wake-ups per request poll nothing but the
@@ -226,21 +220,25 @@ async fn drive<S>(
         + 'static,
     S::Future: Send + 'static,
 {
-    let (commands, mut orders) = mpsc::channel(2);
-    tokio::spawn(watchdog(activity, draining, stop, commands));
+    let orders = Arc::new(Orders::default());
+    let watchdog = tokio::spawn(watchdog(activity, draining, stop, Arc::clone(&orders)));
+    // The watchdog ends with the connection.
+    let _watchdog = AbortOnDrop(watchdog.abort_handle());
     tokio::pin!(connection);
     let ended = |result: Result<(), _>| {
         if let Err(e) = result {
             tracing::debug!(%peer, error = %e, "connection ended with an error");
         }
     };
-    let reason = tokio::select! {
-        biased;
-        result = connection.as_mut() => return ended(result),
-        order = orders.recv() => match order {
-            Some(Command::Shutdown(reason)) => reason,
-            Some(Command::Close) | None => return,
-        },
+    let order = poll_fn(|cx| match connection.as_mut().poll(cx) {
+        Poll::Ready(result) => Poll::Ready(Err(result)),
+        Poll::Pending => orders.poll_order(cx).map(Ok),
+    })
+    .await;
+    let reason = match order {
+        Err(result) => return ended(result),
+        Ok(Command::Shutdown(reason)) => reason,
+        Ok(Command::Close) => return,
     };
     match reason {
         Expired::HeaderRead => {
@@ -259,43 +257,49 @@ async fn drive<S>(
         Expired::Closing => {}
     }
     connection.as_mut().graceful_shutdown();
-    tokio::select! {
-        biased;
-        result = connection.as_mut() => ended(result),
-        _ = orders.recv() => tracing::debug!(%peer, "closing connection: shutdown not finished in time"),
+    let finished = poll_fn(|cx| match connection.as_mut().poll(cx) {
+        Poll::Ready(result) => Poll::Ready(Some(result)),
+        Poll::Pending => orders.poll_close(cx).map(|()| None),
+    })
+    .await;
+    match finished {
+        Some(result) => ended(result),
+        None => tracing::debug!(%peer, "closing connection: shutdown not finished in time"),
     }
 }
 
-/// The timers of one connection: sends [`Command::Shutdown`] when a
-/// timeout passes or the server starts draining, then [`Command::Close`]
-/// when the graceful shutdown overstays its grace or serving ends; stops
-/// when the connection is gone.
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The timers of one connection: orders a shutdown when a timeout passes
+/// or the server starts draining, then a close when the graceful shutdown
+/// overstays its grace or serving ends. The task driving the connection
+/// aborts it when the connection is gone.
 async fn watchdog(
     activity: Arc<Activity>,
     mut draining: watch::Receiver<bool>,
     mut stop: watch::Receiver<()>,
-    commands: mpsc::Sender<Command>,
+    orders: Arc<Orders>,
 ) {
     let reason = tokio::select! {
         expired = activity.expired(None) => expired,
         // `wait_for`'s guard is not `Send`: drop it inside the branch's future.
         _ = async { draining.wait_for(|draining| *draining).await.is_ok() } => Expired::Closing,
-        _ = stop.changed() => {
-            let _ = commands.send(Command::Close).await;
-            return;
-        }
-        () = commands.closed() => return,
+        _ = stop.changed() => return orders.close(),
     };
-    if commands.send(Command::Shutdown(reason)).await.is_err() {
-        return;
-    }
+    orders.shutdown(reason);
     let closing = Some((Instant::now(), CLOSE_GRACE));
     tokio::select! {
         _ = activity.expired(closing) => {}
         _ = stop.changed() => {}
-        () = commands.closed() => return,
     }
-    let _ = commands.send(Command::Close).await;
+    orders.close();
 }
 
 /// Runs an application the way the example binaries do: builds it with
