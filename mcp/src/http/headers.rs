@@ -70,7 +70,12 @@ impl<'h> McpHeaders<'h> {
     pub fn scan(headers: &'h HeaderMap) -> Self {
         let mut found = McpHeaders::default();
         for (name, value) in headers {
-            let slot = match name.as_str() {
+            let name = name.as_str();
+            // Most headers are not MCP's: one comparison sets them aside.
+            if !name.starts_with("mcp-") {
+                continue;
+            }
+            let slot = match name {
                 "mcp-session-id" => &mut found.session,
                 "mcp-protocol-version" => &mut found.protocol,
                 "mcp-method" => &mut found.method,
