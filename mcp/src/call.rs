@@ -234,17 +234,22 @@ pub async fn call_tool(
         return refuse(error, protocol).await;
     }
     let mut arguments = arguments;
-    let call = match &mut arguments {
+    // Set in place: a builder call moves the whole call (hundreds of bytes)
+    // in and out.
+    let mut call = match &mut arguments {
         Arguments::Read(map) => Call::new(name, target.version, Params::Named(std::mem::take(map))),
-        Arguments::Raw(raw) => Call::new(name, target.version, Params::None).named_raw(raw),
+        Arguments::Raw(raw) => {
+            let mut call = Call::new(name, target.version, Params::None);
+            call.raw_named = Some(&**raw);
+            call
+        }
     };
-    let call = call
-        .resolved(Arc::clone(&tool.method))
-        .scope(target.group)
-        .transport(Transport::Mcp)
-        .from_client(target.peer)
-        .input_bytes(target.input_bytes)
-        .context(context);
+    call.resolved = Some(Arc::clone(&tool.method));
+    call.scope = Some(target.group);
+    call.transport = Transport::Mcp;
+    (call.metered, call.peer) = (true, target.peer);
+    call.input_bytes = target.input_bytes;
+    call.context = Some(context);
     let execution = executor.execute(call).await;
     let result = match (&execution.result, execution.stage) {
         (Ok(value), _) => Ok(success(tool, value, target)),

@@ -64,17 +64,18 @@ pub fn error_body(id: Option<&RawValue>, error: &RpcError, env: Environment) -> 
 
 /// Joins the outcomes of a batch's messages: the response objects into one
 /// JSON array (`None` when every message was a notification), and the
-/// executions for after-response listeners.
+/// executions after-response listeners want (the others are dropped here:
+/// without such listeners there is no list to allocate).
 pub fn join_batch(results: Vec<(Option<Vec<u8>>, Option<Execution>)>) -> (Option<Vec<u8>>, Vec<Execution>) {
     let mut out =
         Vec::with_capacity(results.iter().map(|(p, _)| p.as_ref().map_or(0, Vec::len) + 1).sum::<usize>() + 1);
-    let mut executions = Vec::with_capacity(results.len());
+    let mut executions = Vec::new();
     for (part, execution) in results {
         if let Some(part) = part {
             out.push(if out.is_empty() { b'[' } else { b',' });
             out.extend_from_slice(&part);
         }
-        executions.extend(execution);
+        executions.extend(execution.filter(Execution::wants_response_sent));
     }
     if out.is_empty() {
         return (None, executions);
