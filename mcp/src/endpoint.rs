@@ -384,6 +384,8 @@ impl McpEndpointBuilder {
                 .with_queue(self.task_queue),
             }),
         };
+        // It reads the connection and the original target where the router carries them.
+        rpc::server::request_body::reads_routed_body::<McpEndpoint>();
         McpEndpoint { server, security: self.security }
     }
 }

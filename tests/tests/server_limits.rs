@@ -62,8 +62,17 @@ fn app() -> Router {
         );
         Ok::<_, Infallible>(Response::new(StreamBody::new(chunks).boxed_unsync() as ResponseBody))
     });
+    // A service of the application's own: it finds the connection and the
+    // target the client asked for in the extensions, as documented.
+    let whoami = tower::service_fn(|request: Request<RequestBody>| async move {
+        let peer = request.extensions().get::<rpc::server::Connection>().map(|c| c.peer().to_string());
+        let original = request.extensions().get::<rpc::server::OriginalUri>().map(|o| o.0.to_string());
+        let found = serde_json::json!({"peer": peer, "original": original, "path": request.uri().path()});
+        Ok::<_, Infallible>(Response::new(rpc::server::body::full(found.to_string())))
+    });
     catalog::app(Environment::Test)
         .expect("catalog registry builds")
+        .nest("/whoami", whoami)
         .nest("/big", big)
         .nest("/ok", ok)
         .nest("/sleep", slow)
@@ -156,6 +165,34 @@ async fn served_within(server: &TestServer, max: Duration) -> Option<Duration> {
         sleep(ms(50)).await;
     }
     None
+}
+
+/// The bundled endpoints read the connection from the request body (no
+/// extension map per request); a service of the application's own, mounted
+/// beside them, still finds it and the original target in the extensions.
+#[tokio::test]
+async fn an_applications_own_service_finds_the_connection_and_the_target_in_the_extensions() {
+    let _shared = EXCLUSIVE.read().await;
+    let server = server(ServerLimits::default()).await;
+    let mut stream = connect(server.addr).await;
+    let local = stream.local_addr().unwrap();
+    stream.write_all(get("/whoami/v2?x=1").as_bytes()).await.unwrap();
+    let (head, body) = read_response(&mut stream).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    let found: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(found["peer"], local.to_string());
+    assert_eq!(found["original"], "/whoami/v2?x=1");
+    assert_eq!(found["path"], "/v2");
+    // The endpoint beside it is served on the same connection.
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{"id":7}}"#;
+    let post = format!(
+        "POST /rpc HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{call}",
+        call.len()
+    );
+    stream.write_all(post.as_bytes()).await.unwrap();
+    let (head, body) = read_response(&mut stream).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(body.contains(r#""result""#), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

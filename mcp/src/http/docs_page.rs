@@ -26,7 +26,7 @@ pub(crate) fn wants_page(headers: &HeaderMap) -> bool {
 }
 
 /// The page of `version` in `language`.
-pub(crate) fn response<B>(
+pub(crate) fn response<B: 'static>(
     endpoint: &McpEndpoint,
     version: u32,
     request: &Request<B>,

@@ -33,7 +33,7 @@ use rpc::jsonrpc::envelope;
 use rpc::security::{Resource, Target};
 use rpc::server::Connection;
 use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
-use rpc::server::route::{original_uri, version_from_path};
+use rpc::server::route::{connection_of, original_uri, version_from_path};
 use serde_json::json;
 
 use crate::call::ProtocolError;
@@ -196,7 +196,7 @@ impl McpEndpoint {
 
     /// The endpoint's page for a browser (feature `docs`).
     #[cfg_attr(not(feature = "docs"), allow(unused_variables))]
-    fn page<B>(&self, version: u32, request: &Request<B>) -> HttpResponse {
+    fn page<B: 'static>(&self, version: u32, request: &Request<B>) -> HttpResponse {
         #[cfg(feature = "docs")]
         {
             let translations = &self.server.inner.translations;
@@ -227,14 +227,17 @@ impl McpEndpoint {
         let eras = inner.config.eras;
         let translations = &inner.translations;
         let language = translations.negotiate(&parts.headers);
+        // Shared (a reference count): the body that may carry it is read below.
+        let connection = connection_of(&parts.extensions, &body).cloned();
         // Formatted only when a per-client limit needs it.
-        let client = parts.extensions.get::<Connection>().map(|c| c.peer().ip());
+        let client = connection.as_ref().map(|c| c.peer().ip());
         let caller = Caller { identity, language, client };
+        let connection = connection.as_ref();
         let mut response = match parts.method {
-            HttpMethod::POST => rpc::future::in_box(|| self.post(version, parts, body, caller)).await,
+            HttpMethod::POST => rpc::future::in_box(|| self.post(version, parts, body, caller, connection)).await,
             HttpMethod::DELETE if eras.handshake() => Box::pin(self.delete(version, &parts.headers, caller)).await,
             HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
-                Box::pin(self.session_stream(version, &parts.headers, caller, &parts.extensions)).await
+                Box::pin(self.session_stream(version, &parts.headers, caller, connection)).await
             }
             HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
             HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
@@ -244,7 +247,14 @@ impl McpEndpoint {
         response
     }
 
-    async fn post<B>(&self, version: u32, parts: &http::request::Parts, body: B, caller: Caller) -> HttpResponse
+    async fn post<B>(
+        &self,
+        version: u32,
+        parts: &http::request::Parts,
+        body: B,
+        caller: Caller,
+        connection: Option<&Connection>,
+    ) -> HttpResponse
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -285,7 +295,7 @@ impl McpEndpoint {
             accepts,
             mirror: Some(&mirror),
             cancel_scope: None,
-            closing: parts.extensions.get::<Connection>().map(|c| c.draining().receiver()),
+            closing: connection.map(|c| c.draining().receiver()),
         };
         let reply = self.server.handle(&incoming).await;
         let security = &self.security;
@@ -300,14 +310,14 @@ impl McpEndpoint {
         version: u32,
         headers: &HeaderMap,
         caller: Caller,
-        extensions: &http::Extensions,
+        connection: Option<&Connection>,
     ) -> HttpResponse {
         let mut incoming = Incoming::new(envelope::Body::<'_, ReadParams<'_>>::Batch(Vec::new()), version, caller);
         let found = McpHeaders::scan(headers);
         incoming.session = found.session.text();
         incoming.protocol = found.protocol.text();
         incoming.accepts = accepted(headers);
-        incoming.closing = extensions.get::<Connection>().map(|c| c.draining().receiver());
+        incoming.closing = connection.map(|c| c.draining().receiver());
         let accepts = incoming.accepts;
         let reply = self.server.open_session_stream(incoming).await;
         to_http(&self.server, reply, accepts, |_| None)

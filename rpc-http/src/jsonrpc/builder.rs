@@ -148,6 +148,8 @@ impl JsonRpcBuilder {
         let tables = registry.versions().filter_map(|v| registry.version(v));
         let served = tables.flat_map(|table| table.iter()).filter(|m| scope.is_none_or(|group| m.in_group(group)));
         self.security.declare_scopes(served.map(|m| &**m));
+        // It reads the connection and the original target where the router carries them.
+        crate::server::request_body::reads_routed_body::<JsonRpcService>();
         JsonRpcService {
             inner: Arc::new(Inner {
                 executor: self.executor,

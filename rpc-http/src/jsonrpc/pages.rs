@@ -11,7 +11,7 @@ use crate::server::route::{mount_path, original_path, public_url};
 
 impl JsonRpcService {
     /// The HTML page of `version`, in the negotiated language.
-    pub(super) fn page<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
+    pub(super) fn page<B: 'static>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
         let inner = &self.inner;
         let translations = &inner.translations;
         let language = translations.negotiate(request.headers());
@@ -32,7 +32,7 @@ impl JsonRpcService {
     }
 
     /// The Postman collection of `version`, in the negotiated language.
-    pub(super) fn postman<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
+    pub(super) fn postman<B: 'static>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
         let inner = &self.inner;
         let translations = &inner.translations;
         let language = translations.negotiate(request.headers());

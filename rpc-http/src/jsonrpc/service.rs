@@ -29,8 +29,7 @@ use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
 };
-use crate::server::connection::Connection;
-use crate::server::route::{PublicUrl, original_uri, public_url, version_and_document};
+use crate::server::route::{PublicUrl, connection_of, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Params, Transport};
 use rpc_core::i18n::Translations;
@@ -195,7 +194,7 @@ impl JsonRpcService {
 
     /// What a request other than a call gets: the OpenRPC document, its
     /// page for a browser, the Postman collection, or 405.
-    fn document<B>(
+    fn document<B: 'static>(
         &self,
         version: u32,
         document: Document,
@@ -228,7 +227,7 @@ impl JsonRpcService {
         inner.docs.keys().copied().filter(|v| inner.security.is_available(scope, *v)).collect()
     }
 
-    fn openrpc<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
+    fn openrpc<B: 'static>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
         let inner = &self.inner;
         let translations = &inner.translations;
         let language = translations.negotiate(request.headers());
@@ -258,6 +257,7 @@ impl JsonRpcService {
     {
         let inner = &self.inner;
         let env = inner.executor.environment();
+        let peer = connection_of(&parts.extensions, &body).map(|c| c.peer().ip());
         if !is_json(&parts.headers) {
             let error = RpcError::invalid_request("Content-Type must be application/json");
             return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error_body(None, &error, env));
@@ -282,7 +282,6 @@ impl JsonRpcService {
             Err(error) => return json_response(StatusCode::OK, error_body(None, &error, env)),
         };
         let headers = &parts.headers;
-        let peer = parts.extensions.get::<Connection>().map(|c| c.peer().ip());
         let mut deferred = Vec::new();
         let mut retry_after = None;
         let (out, executions) = match parsed {

@@ -37,7 +37,7 @@ pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
 
 use crate::server::body::{ResponseBody, json_response, status_response};
 use crate::server::connection::Connection;
-use crate::server::route::original_uri;
+use crate::server::route::{connection_of, original_uri};
 
 /// What an endpoint routed a request to, for the access decision.
 #[derive(Debug, Clone, Copy)]
@@ -258,7 +258,12 @@ impl Security {
     /// `handle` with the caller's identity once the policy allows it, or
     /// gets 401/403. With CORS on, every response carries its headers
     /// (refusals too, so a page can read why).
-    pub async fn guard<B, F, Fut>(&self, request: Request<B>, target: Target<'_>, handle: F) -> Response<ResponseBody>
+    pub async fn guard<B: 'static, F, Fut>(
+        &self,
+        request: Request<B>,
+        target: Target<'_>,
+        handle: F,
+    ) -> Response<ResponseBody>
     where
         F: FnOnce(Request<B>, Option<Arc<Identity>>) -> Fut,
         Fut: Future<Output = Response<ResponseBody>>,
@@ -274,7 +279,12 @@ impl Security {
         }
     }
 
-    async fn admit<B, F, Fut>(&self, request: Request<B>, target: Target<'_>, handle: F) -> Response<ResponseBody>
+    async fn admit<B: 'static, F, Fut>(
+        &self,
+        request: Request<B>,
+        target: Target<'_>,
+        handle: F,
+    ) -> Response<ResponseBody>
     where
         F: FnOnce(Request<B>, Option<Arc<Identity>>) -> Fut,
         Fut: Future<Output = Response<ResponseBody>>,
@@ -290,7 +300,7 @@ impl Security {
                 group: target.group,
                 version: target.version,
                 resource: target.resource,
-                peer: request.extensions().get::<Connection>().map(Connection::peer),
+                peer: connection_of(request.extensions(), request.body()).map(Connection::peer),
             };
             self.authorize(&access).await
         };

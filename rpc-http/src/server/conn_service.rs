@@ -37,6 +37,11 @@ pub(crate) struct ConnService<S> {
     activity: Arc<Activity>,
     connection: Connection,
     body_read_timeout: Duration,
+    /// The application reads the connection from the body (the router, the
+    /// bundled endpoints: see [`reads_routed_body`](super::request_body::reads_routed_body)):
+    /// it is not put into the extensions, which would cost three
+    /// allocations per request.
+    in_body: bool,
 }
 
 impl<S> ConnService<S> {
@@ -46,8 +51,12 @@ impl<S> ConnService<S> {
         connection: Connection,
         request_timeout: Duration,
         body_read_timeout: Duration,
-    ) -> Self {
-        ConnService { inner: app, request_timeout, activity, connection, body_read_timeout }
+    ) -> Self
+    where
+        S: 'static,
+    {
+        let in_body = super::request_body::is_reader::<S>();
+        ConnService { inner: app, request_timeout, activity, connection, body_read_timeout, in_body }
     }
 }
 
@@ -62,10 +71,15 @@ where
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
         let in_flight = self.activity.request_started(!http1);
-        // One extension for the connection: each is an allocation.
-        request.extensions_mut().insert(self.connection.clone());
         let timeout = self.body_read_timeout;
-        let request = request.map(|body| DeadlineBody::new(timeout, body));
+        let connection = self.connection.clone();
+        let request = if self.in_body {
+            request.map(|body| DeadlineBody::new(timeout, body).with_connection(Some(connection)))
+        } else {
+            // As documented: in the extensions, for any other application.
+            request.extensions_mut().insert(connection);
+            request.map(|body| DeadlineBody::new(timeout, body))
+        };
         let inner = Deadline::new(self.request_timeout, call_ready(self.inner.clone(), request));
         ConnFuture { inner, in_flight: Some(in_flight), http1 }
     }

@@ -1,6 +1,6 @@
 //! What the server knows about the connection a request came on:
-//! [`serve`](super::serve) puts a [`Connection`] into every request's
-//! extensions.
+//! [`serve`](super::serve) hands a [`Connection`] with every request, in
+//! its extensions for the application's own services.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,10 +9,15 @@ use super::draining::Draining;
 
 /// The connection a request came on: the client's address, as the server
 /// that accepted the connection saw it, and the signal that the server is
-/// shutting down. [`serve`](super::serve) puts one into every request's
-/// extensions (read it with `request.extensions().get::<Connection>()`); the
-/// requests of a connection share it, so carrying it costs one reference
-/// count per request.
+/// shutting down. [`serve`](super::serve) puts one into the extensions of
+/// every request that reaches a service of the application's own, directly
+/// or through the [`Router`](super::Router) (read it with
+/// `request.extensions().get::<Connection>()`); the bundled endpoints,
+/// which declare [`reads_routed_body`](super::request_body::reads_routed_body),
+/// find it in the request body instead, without an extension map per
+/// request. [`connection_of`](super::route::connection_of) reads it from
+/// either. The requests of a connection share it, so carrying it costs one
+/// reference count per request.
 #[derive(Debug, Clone)]
 pub struct Connection(Arc<Shared>);
 

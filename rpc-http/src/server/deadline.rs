@@ -17,6 +17,7 @@ use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 
 use super::BoxError;
+use super::connection::Connection;
 
 /// The request body did not arrive within the body-read timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,13 +42,34 @@ pin_project! {
         #[pin]
         timer: Option<Sleep>,
         expired: bool,
+        connection: Option<Connection>,
     }
 }
 
 impl<B> DeadlineBody<B> {
     /// `inner` with `timeout`.
     pub fn new(timeout: Duration, inner: B) -> Self {
-        DeadlineBody { inner, timeout, timer: None, expired: false }
+        DeadlineBody { inner, timeout, timer: None, expired: false, connection: None }
+    }
+
+    /// The body of a request that came on `connection`, which it carries
+    /// for a service that reads it from here (see
+    /// [`reads_routed_body`](super::request_body::reads_routed_body)).
+    #[cfg(feature = "server")]
+    pub(crate) fn with_connection(mut self, connection: Option<Connection>) -> Self {
+        self.connection = connection;
+        self
+    }
+
+    /// The connection the request came on, when the runner carried it here
+    /// rather than in the extensions.
+    pub fn connection(&self) -> Option<&Connection> {
+        self.connection.as_ref()
+    }
+
+    #[cfg(feature = "server")]
+    pub(crate) fn take_connection(&mut self) -> Option<Connection> {
+        self.connection.take()
     }
 }
 

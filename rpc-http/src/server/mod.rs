@@ -18,8 +18,10 @@ pub mod draining;
 pub mod limits;
 #[cfg(feature = "cli")]
 pub mod one_shot;
+#[cfg(feature = "server")]
 mod orders;
 mod ready_call;
+pub mod request_body;
 pub mod route;
 pub mod router;
 #[cfg(feature = "server")]

@@ -1,6 +1,10 @@
 //! Small routing helpers shared by the endpoints.
 
+use std::any::Any;
+
 use http::{Request, Uri};
+
+use super::connection::Connection;
 
 /// The URI a request had before a [`Router`](super::Router) stripped its
 /// mount prefix; stored in the request extensions.
@@ -51,20 +55,49 @@ pub fn mount_path<'a>(original: &'a str, inner: &str) -> &'a str {
 }
 
 /// The request target the client sent, before any router stripped a mount
-/// prefix: from this crate's [`Router`](super::Router) ([`OriginalUri`]),
-/// from axum's `nest_service` (with the `axum` feature), or the request's own.
-/// Its authority (HTTP/2 `:authority`, an absolute-form target) is kept.
-pub fn original_uri<B>(request: &Request<B>) -> &Uri {
-    original_uri_of(request.uri(), request.extensions())
+/// prefix: from this crate's [`Router`](super::Router) (carried in a
+/// [`RequestBody`](super::RequestBody), or as [`OriginalUri`]), from axum's
+/// `nest_service` (with the `axum` feature), or the request's own. Its
+/// authority (HTTP/2 `:authority`, an absolute-form target) is kept.
+pub fn original_uri<B: 'static>(request: &Request<B>) -> &Uri {
+    original_uri_in(request.uri(), request.extensions(), request.body())
 }
 
-/// [`original_uri`] from a request's parts.
+/// [`original_uri`] from a request's parts and its body.
+pub fn original_uri_in<'a, B: 'static>(uri: &'a Uri, extensions: &'a http::Extensions, body: &'a B) -> &'a Uri {
+    match (body as &dyn Any).downcast_ref::<super::RequestBody>().and_then(super::RequestBody::original_uri) {
+        Some(original) => original,
+        None => original_uri_of(uri, extensions),
+    }
+}
+
+/// [`original_uri`] from a request's parts, for a request whose router
+/// left it in the extensions (a service that does not declare
+/// [`reads_routed_body`](super::request_body::reads_routed_body)).
 pub fn original_uri_of<'a>(uri: &'a Uri, extensions: &'a http::Extensions) -> &'a Uri {
     mounted_uri(extensions).unwrap_or(uri)
 }
 
-/// The target a router that mounted this request recorded (this crate's
-/// [`OriginalUri`], or axum's with the `axum` feature), if any.
+/// The connection a request came on (see [`Connection`]): carried in its
+/// body by the router ([`RequestBody`](super::RequestBody)) or the runner
+/// for a service that declared
+/// [`reads_routed_body`](super::request_body::reads_routed_body), else in
+/// its extensions; `None` for a request the bundled runner did not accept.
+pub fn connection_of<'a, B: 'static>(extensions: &'a http::Extensions, body: &'a B) -> Option<&'a Connection> {
+    let body = body as &dyn Any;
+    if let Some(routed) = body.downcast_ref::<super::RequestBody>().and_then(super::RequestBody::connection) {
+        return Some(routed);
+    }
+    #[cfg(feature = "server")]
+    if let Some(incoming) = body.downcast_ref::<super::IncomingBody>().and_then(super::IncomingBody::connection) {
+        return Some(incoming);
+    }
+    extensions.get::<Connection>()
+}
+
+/// The target a router that mounted this request recorded in its
+/// extensions (this crate's [`OriginalUri`], or axum's with the `axum`
+/// feature), if any.
 pub fn mounted_uri(extensions: &http::Extensions) -> Option<&Uri> {
     if let Some(original) = extensions.get::<OriginalUri>() {
         return Some(&original.0);
@@ -77,7 +110,7 @@ pub fn mounted_uri(extensions: &http::Extensions) -> Option<&Uri> {
 }
 
 /// The path the client asked for, before any router stripped a mount prefix.
-pub fn original_path<B>(request: &Request<B>) -> &str {
+pub fn original_path<B: 'static>(request: &Request<B>) -> &str {
     original_uri(request).path()
 }
 
@@ -131,7 +164,7 @@ impl std::str::FromStr for PublicUrl {
 /// checked it: a `name[:port]`, nothing else) and the path.
 /// `X-Forwarded-*` headers are never trusted: behind a proxy that
 /// terminates TLS, configure the base.
-pub fn public_url<B>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
+pub fn public_url<B: 'static>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
     let path = original_path(request);
     if let Some(base) = base {
         return format!("{}{path}", base.as_str());

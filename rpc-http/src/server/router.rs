@@ -2,7 +2,11 @@
 //!
 //! Like axum's `nest_service`, a service mounted at `/rpc` sees `/rpc/v2` as
 //! `/v2`; the original URI stays available as [`OriginalUri`] (the
-//! outermost one when the router is itself mounted under a prefix).
+//! outermost one when the router is itself mounted under a prefix), and
+//! the runner's [`Connection`] in the extensions too. A service that
+//! declares [`reads_routed_body`](super::request_body::reads_routed_body)
+//! (the bundled endpoints, and a router nested in a router) gets both in
+//! its [`RequestBody`] instead: no extension map per request.
 //! Applications that already use axum can mount the endpoints, or a whole
 //! router, there instead.
 
@@ -17,17 +21,14 @@ use bytes::Bytes;
 use futures_util::future::Either;
 use http::{Request, Response, StatusCode, Uri};
 use http_body::Body;
-use http_body_util::BodyExt;
-use http_body_util::combinators::UnsyncBoxBody;
 use tower::Service;
 
 use super::body::{BoxError, ResponseBody, json_response};
+use super::connection::Connection;
 use super::ready_call::call_ready;
+pub use super::request_body::RequestBody;
+use super::request_body::{Routed, is_reader, take_carried};
 use super::route::OriginalUri;
-
-/// The request body type mounted services receive from the router (not
-/// `Sync`, so that bodies which are not, as axum's, can be routed).
-pub type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 
 type RouteFuture = Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>;
 
@@ -58,12 +59,21 @@ where
 /// Routes requests to services by path prefix (longest prefix wins).
 #[derive(Clone, Default)]
 pub struct Router {
-    routes: Arc<Vec<(String, Route)>>,
+    routes: Arc<Vec<Mounted>>,
+}
+
+/// A service at its prefix.
+struct Mounted {
+    prefix: String,
+    route: Route,
+    /// The service reads the connection and the original target from the
+    /// body ([`reads_routed_body`](super::request_body::reads_routed_body)).
+    reads_body: bool,
 }
 
 impl std::fmt::Debug for Router {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.routes.iter().map(|(p, _)| p)).finish()
+        f.debug_list().entries(self.routes.iter().map(|m| &m.prefix)).finish()
     }
 }
 
@@ -91,13 +101,25 @@ impl Router {
             prefix.starts_with('/') && !prefix.ends_with('/'),
             "mount prefix `{prefix}` must start and not end with `/`"
         );
-        let routes = Arc::make_mut(&mut self.routes);
+        let reads_body = is_reader::<S>();
         let route: Route = Arc::new(move |request| match call_ready(service.clone(), request) {
             Either::Left(called) => route_future(called),
             Either::Right(waiting) => Box::pin(waiting),
         });
-        routes.push((prefix.to_owned(), route));
-        routes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+        let routes = Arc::get_mut(&mut self.routes);
+        let mounted = Mounted { prefix: prefix.to_owned(), route, reads_body };
+        match routes {
+            Some(routes) => routes.push(mounted),
+            // Shared with a clone: this router gets its own list.
+            None => {
+                let mut routes: Vec<Mounted> = self.routes.iter().map(Mounted::clone).collect();
+                routes.push(mounted);
+                self.routes = Arc::new(routes);
+            }
+        }
+        if let Some(routes) = Arc::get_mut(&mut self.routes) {
+            routes.sort_by_key(|m| std::cmp::Reverse(m.prefix.len()));
+        }
         self
     }
 
@@ -113,11 +135,16 @@ impl Router {
         }
     }
 
-    fn route(&self, path: &str) -> Option<(&str, &Route)> {
-        self.routes.iter().find_map(|(prefix, route)| {
-            let rest = path.strip_prefix(prefix.as_str())?;
-            (rest.is_empty() || rest.starts_with('/')).then_some((prefix.as_str(), route))
+    fn route(&self, path: &str) -> Option<&Mounted> {
+        self.routes.iter().find(|mounted| {
+            path.strip_prefix(mounted.prefix.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
         })
+    }
+}
+
+impl Mounted {
+    fn clone(&self) -> Mounted {
+        Mounted { prefix: self.prefix.clone(), route: Arc::clone(&self.route), reads_body: self.reads_body }
     }
 }
 
@@ -141,11 +168,11 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let Some((prefix, route)) = self.route(request.uri().path()) else {
+        let Some(mounted) = self.route(request.uri().path()) else {
             return Box::pin(std::future::ready(Ok(no_endpoint())));
         };
         let (mut parts, body) = request.into_parts();
-        let rest = &parts.uri.path()[prefix.len()..];
+        let rest = &parts.uri.path()[mounted.prefix.len()..];
         let query = parts.uri.query();
         // Exactly its length: a full buffer becomes the URI's `Bytes` without
         // another allocation.
@@ -163,18 +190,37 @@ where
         // original is moved out, not cloned.
         let inner = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
         let original = std::mem::replace(&mut parts.uri, inner);
-        // The outermost target: under another router (axum's `nest_service`,
-        // or this one), the path the client asked for keeps every prefix.
-        let outermost = super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original);
-        parts.extensions.insert(OriginalUri(outermost));
-        let request = Request::from_parts(parts, body.map_err(Into::into).boxed_unsync());
-        route(request)
+        // What a router above or the runner carried in the body.
+        let (body, above, runner) = take_carried(body);
+        let (carried_uri, connection) = match above {
+            Some(routed) => (Some(routed.original), routed.connection),
+            None => (None, runner),
+        };
+        // The outermost target: under another router (this one, or axum's
+        // `nest_service`), the path the client asked for keeps every prefix.
+        let outermost = match carried_uri {
+            Some(uri) => uri,
+            None => super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original),
+        };
+        let body = if mounted.reads_body {
+            RequestBody::routed(body, Some(Routed { connection, original: outermost }))
+        } else {
+            // As documented for any other service: both in the extensions.
+            parts.extensions.insert(OriginalUri(outermost));
+            if let Some(connection) = connection
+                && parts.extensions.get::<Connection>().is_none()
+            {
+                parts.extensions.insert(connection);
+            }
+            RequestBody::from(body)
+        };
+        (mounted.route)(Request::from_parts(parts, body))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use http_body_util::Full;
+    use http_body_util::{BodyExt, Full};
     use tower::ServiceExt;
 
     use super::*;
