@@ -146,17 +146,15 @@ where
         return (inner, routed, None);
     }
     #[cfg(feature = "server")]
-    if let Some(incoming) =
-        (&mut slot as &mut dyn Any).downcast_mut::<Option<super::IncomingBody>>().and_then(Option::as_mut)
-    {
-        let connection = incoming.take_connection();
-        let body = slot.take().map(|b| b.map_err(Into::into).boxed_unsync());
-        return (body.unwrap_or_else(|| RequestBody::default().inner), None, connection);
-    }
-    match slot {
-        Some(body) => (body.map_err(Into::into).boxed_unsync(), None, None),
-        None => (RequestBody::default().inner, None, None),
-    }
+    let connection = (&mut slot as &mut dyn Any)
+        .downcast_mut::<Option<super::IncomingBody>>()
+        .and_then(Option::as_mut)
+        .and_then(super::IncomingBody::take_connection);
+    #[cfg(not(feature = "server"))]
+    let connection = None;
+    // The slot is empty only when it held a `RequestBody`, taken above.
+    let inner = slot.map_or_else(|| RequestBody::default().inner, |body| body.map_err(Into::into).boxed_unsync());
+    (inner, None, connection)
 }
 
 #[cfg(test)]

@@ -63,6 +63,7 @@ pub struct Router {
 }
 
 /// A service at its prefix.
+#[derive(Clone)]
 struct Mounted {
     prefix: String,
     route: Route,
@@ -106,20 +107,9 @@ impl Router {
             Either::Left(called) => route_future(called),
             Either::Right(waiting) => Box::pin(waiting),
         });
-        let routes = Arc::get_mut(&mut self.routes);
-        let mounted = Mounted { prefix: prefix.to_owned(), route, reads_body };
-        match routes {
-            Some(routes) => routes.push(mounted),
-            // Shared with a clone: this router gets its own list.
-            None => {
-                let mut routes: Vec<Mounted> = self.routes.iter().map(Mounted::clone).collect();
-                routes.push(mounted);
-                self.routes = Arc::new(routes);
-            }
-        }
-        if let Some(routes) = Arc::get_mut(&mut self.routes) {
-            routes.sort_by_key(|m| std::cmp::Reverse(m.prefix.len()));
-        }
+        let routes = Arc::make_mut(&mut self.routes);
+        routes.push(Mounted { prefix: prefix.to_owned(), route, reads_body });
+        routes.sort_by_key(|m| std::cmp::Reverse(m.prefix.len()));
         self
     }
 
@@ -139,12 +129,6 @@ impl Router {
         self.routes.iter().find(|mounted| {
             path.strip_prefix(mounted.prefix.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
         })
-    }
-}
-
-impl Mounted {
-    fn clone(&self) -> Mounted {
-        Mounted { prefix: self.prefix.clone(), route: Arc::clone(&self.route), reads_body: self.reads_body }
     }
 }
 
