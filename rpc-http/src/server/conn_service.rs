@@ -74,7 +74,7 @@ where
         let timeout = self.body_read_timeout;
         let connection = self.connection.clone();
         let request = if self.in_body {
-            request.map(|body| DeadlineBody::new(timeout, body).with_connection(Some(connection)))
+            request.map(|body| DeadlineBody::new(timeout, body).with_connection(connection))
         } else {
             // As documented: in the extensions, for any other application.
             request.extensions_mut().insert(connection);

@@ -56,8 +56,8 @@ impl<B> DeadlineBody<B> {
     /// for a service that reads it from here (see
     /// [`reads_routed_body`](super::request_body::reads_routed_body)).
     #[cfg(feature = "server")]
-    pub(crate) fn with_connection(mut self, connection: Option<Connection>) -> Self {
-        self.connection = connection;
+    pub(crate) fn with_connection(mut self, connection: Connection) -> Self {
+        self.connection = Some(connection);
         self
     }
 

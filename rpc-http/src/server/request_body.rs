@@ -133,17 +133,20 @@ pub(crate) fn is_reader<S: 'static>() -> bool {
         || READERS.read().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&id)
 }
 
-/// `body` as a [`RequestBody`] (itself when it is one) and what it carried:
-/// the routed facts of a router above, or the runner's connection.
-pub(crate) fn take_carried<B>(body: B) -> (UnsyncBoxBody<Bytes, BoxError>, Option<Routed>, Option<Connection>)
+/// `body` as the bytes of a [`RequestBody`] (its own when it is one) and
+/// what it carried: the original target a router above recorded, and the
+/// connection (from that router, or from the runner).
+pub(crate) fn take_carried<B>(body: B) -> (UnsyncBoxBody<Bytes, BoxError>, Option<Uri>, Option<Connection>)
 where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let mut slot = Some(body);
     if let Some(body) = (&mut slot as &mut dyn Any).downcast_mut::<Option<RequestBody>>().and_then(Option::take) {
-        let (inner, routed) = body.into_parts();
-        return (inner, routed, None);
+        return match body.into_parts() {
+            (inner, Some(routed)) => (inner, Some(routed.original), routed.connection),
+            (inner, None) => (inner, None, None),
+        };
     }
     #[cfg(feature = "server")]
     let connection = (&mut slot as &mut dyn Any)

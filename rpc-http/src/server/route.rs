@@ -60,14 +60,10 @@ pub fn mount_path<'a>(original: &'a str, inner: &str) -> &'a str {
 /// `nest_service` (with the `axum` feature), or the request's own. Its
 /// authority (HTTP/2 `:authority`, an absolute-form target) is kept.
 pub fn original_uri<B: 'static>(request: &Request<B>) -> &Uri {
-    original_uri_in(request.uri(), request.extensions(), request.body())
-}
-
-/// [`original_uri`] from a request's parts and its body.
-pub fn original_uri_in<'a, B: 'static>(uri: &'a Uri, extensions: &'a http::Extensions, body: &'a B) -> &'a Uri {
-    match (body as &dyn Any).downcast_ref::<super::RequestBody>().and_then(super::RequestBody::original_uri) {
+    let carried = (request.body() as &dyn Any).downcast_ref::<super::RequestBody>();
+    match carried.and_then(super::RequestBody::original_uri) {
         Some(original) => original,
-        None => original_uri_of(uri, extensions),
+        None => original_uri_of(request.uri(), request.extensions()),
     }
 }
 

@@ -175,11 +175,7 @@ where
         let inner = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
         let original = std::mem::replace(&mut parts.uri, inner);
         // What a router above or the runner carried in the body.
-        let (body, above, runner) = take_carried(body);
-        let (carried_uri, connection) = match above {
-            Some(routed) => (Some(routed.original), routed.connection),
-            None => (None, runner),
-        };
+        let (body, carried_uri, connection) = take_carried(body);
         // The outermost target: under another router (this one, or axum's
         // `nest_service`), the path the client asked for keeps every prefix.
         let outermost = match carried_uri {
