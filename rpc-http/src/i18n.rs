@@ -6,6 +6,8 @@ use http::header::{ACCEPT_LANGUAGE, CONTENT_LANGUAGE, VARY};
 use http::{HeaderMap, HeaderValue};
 use rpc_core::i18n::{Language, Translations};
 
+use crate::server::request_headers::Found;
+
 /// Longer `Accept-Language` values are not read (the default language):
 /// browsers send a few dozen bytes.
 const MAX_HEADER: usize = 512;
@@ -13,7 +15,16 @@ const MAX_HEADER: usize = 512;
 /// The language headers of HTTP requests and responses.
 pub trait LanguageHeaders {
     /// The language to answer a request with `headers` in.
-    fn negotiate(&self, headers: &HeaderMap) -> Language;
+    fn negotiate(&self, headers: &HeaderMap) -> Language {
+        let mut found = Found::default();
+        headers.get_all(ACCEPT_LANGUAGE).iter().for_each(|value| found.note(value));
+        self.negotiate_found(found)
+    }
+
+    /// [`negotiate`](Self::negotiate) with the request's `Accept-Language`
+    /// as [`RequestHeaders::scan`](crate::server::request_headers::RequestHeaders::scan)
+    /// found it.
+    fn negotiate_found(&self, accept_language: Found<'_>) -> Language;
 
     /// Says in `headers` (a response's) which language it is in:
     /// `Content-Language` and `Vary: Accept-Language`, once translation
@@ -23,11 +34,21 @@ pub trait LanguageHeaders {
 
 impl LanguageHeaders for Translations {
     fn negotiate(&self, headers: &HeaderMap) -> Language {
+        // One language: nothing to look up.
         if self.languages().len() < 2 {
             return Language::DEFAULT;
         }
-        let mut values = headers.get_all(ACCEPT_LANGUAGE).iter();
-        let (Some(value), None) = (values.next(), values.next()) else { return Language::DEFAULT };
+        let mut found = Found::default();
+        headers.get_all(ACCEPT_LANGUAGE).iter().for_each(|value| found.note(value));
+        self.negotiate_found(found)
+    }
+
+    fn negotiate_found(&self, accept_language: Found<'_>) -> Language {
+        if self.languages().len() < 2 {
+            return Language::DEFAULT;
+        }
+        // Two values are read as none: the default language.
+        let Some(value) = accept_language.single() else { return Language::DEFAULT };
         match value.to_str() {
             Ok(text) if text.len() <= MAX_HEADER => self.negotiate_value(text),
             _ => Language::DEFAULT,

@@ -214,3 +214,30 @@ async fn host_ports_out_of_range_are_refused() {
     let reply = post(&server, "/rpc", "Host: localhost:65535\r\n", REINDEX).await;
     assert_eq!(reply.status, 200, "the largest port is a port: {}", reply.text());
 }
+
+/// The endpoints find `Host` and `Origin` in one pass over the headers:
+/// a repeated one is still seen (and refused) wherever it stands among the
+/// others, on both endpoints, and a request that is otherwise the same
+/// passes.
+#[tokio::test]
+async fn a_repeated_host_or_origin_is_refused_wherever_it_stands() {
+    let server = catalog().await;
+    let origin = "Origin: http://localhost:5173\r\n";
+    for (target, body) in [("/rpc", REINDEX), ("/mcp/v1", INITIALIZE)] {
+        let ok = post(&server, target, &format!("Host: localhost\r\n{origin}"), body).await;
+        assert_eq!(ok.status, 200, "{target}: {}", ok.text());
+        for (what, headers) in [
+            ("two Host headers", "Host: localhost\r\nHost: localhost\r\n".to_owned()),
+            (
+                "two Host headers apart",
+                "Host: localhost\r\nX-Trace: 1\r\nAccept-Language: de\r\nHost: localhost\r\n".to_owned(),
+            ),
+            ("two Origin headers", format!("Host: localhost\r\n{origin}{origin}")),
+            ("two Origin headers apart", format!("{origin}Host: localhost\r\nX-Trace: 1\r\n{origin}")),
+        ] {
+            let reply = post(&server, target, &headers, body).await;
+            assert_forbidden(&reply, &format!("{target}, {what}"));
+            assert!(reply.text().contains("more than one"), "{target}, {what}: {}", reply.text());
+        }
+    }
+}

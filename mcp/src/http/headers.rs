@@ -9,6 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 use std::borrow::Cow;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
+use rpc::server::request_headers::{Found, RequestHeaders};
 use serde_json::{Map, Value};
 
 use crate::call::ProtocolError;
@@ -27,11 +28,15 @@ pub const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// Prefix of the headers mirroring `x-mcp-header` parameters (2026-07-28).
 pub const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
-/// The MCP headers of one request, found in one pass over its headers: a
-/// lookup by name hashes the name, and a 2026-07-28 request's MCP headers
-/// were looked up eight times.
+/// The headers of one request the endpoint reads, found in one pass over
+/// them: the MCP headers and those every endpoint reads (`Host`, `Origin`,
+/// `Content-Type`, `Content-Length`, `Accept`, `Accept-Language`). A
+/// lookup by name hashes the name; a 2026-07-28 request's headers were
+/// looked up fourteen times.
 #[derive(Default)]
 pub(crate) struct McpHeaders<'h> {
+    /// The headers every endpoint reads.
+    pub common: RequestHeaders<'h>,
     /// `Mcp-Session-Id`.
     pub session: Found<'h>,
     /// `MCP-Protocol-Version`.
@@ -42,53 +47,34 @@ pub(crate) struct McpHeaders<'h> {
     pub name: Found<'h>,
 }
 
-/// One header as found: its first value, and whether it has more.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Found<'h> {
-    pub first: Option<&'h HeaderValue>,
-    pub more: bool,
-}
-
-impl<'h> Found<'h> {
-    /// The first value as text (`""` when it is not visible ASCII), as
-    /// `HeaderMap::get` would give it.
-    pub fn text(&self) -> Option<&'h str> {
-        self.first.map(|v| v.to_str().unwrap_or(""))
-    }
-
-    /// The value, decoded; `Err` when it is malformed.
-    fn decoded(&self) -> Result<Option<Cow<'h, str>>, ()> {
-        match self.first {
-            None => Ok(None),
-            Some(value) => decode_value(value).map(Some).ok_or(()),
-        }
+/// A found header's first value, decoded; `Err` when it is malformed.
+fn decoded<'h>(found: &Found<'h>) -> Result<Option<Cow<'h, str>>, ()> {
+    match found.first {
+        None => Ok(None),
+        Some(value) => decode_value(value).map(Some).ok_or(()),
     }
 }
 
 impl<'h> McpHeaders<'h> {
     /// Finds them in `headers` (every value of every header visited once).
     pub fn scan(headers: &'h HeaderMap) -> Self {
-        let mut found = McpHeaders::default();
-        for (name, value) in headers {
-            let name = name.as_str();
-            // Most headers are not MCP's: one comparison sets them aside.
-            if !name.starts_with("mcp-") {
-                continue;
+        let (mut session, mut protocol, mut method, mut name) = Default::default();
+        let common = RequestHeaders::scan_with(headers, |header, value| {
+            let header = header.as_str();
+            // Most other headers are not MCP's: one comparison sets them aside.
+            if !header.starts_with("mcp-") {
+                return;
             }
-            let slot = match name {
-                "mcp-session-id" => &mut found.session,
-                "mcp-protocol-version" => &mut found.protocol,
-                "mcp-method" => &mut found.method,
-                "mcp-name" => &mut found.name,
-                _ => continue,
+            let slot: &mut Found<'h> = match header {
+                "mcp-session-id" => &mut session,
+                "mcp-protocol-version" => &mut protocol,
+                "mcp-method" => &mut method,
+                "mcp-name" => &mut name,
+                _ => return,
             };
-            if slot.first.is_some() {
-                slot.more = true;
-            } else {
-                slot.first = Some(value);
-            }
-        }
-        found
+            slot.note(value);
+        });
+        McpHeaders { common, session, protocol, method, name }
     }
 }
 
@@ -111,7 +97,7 @@ impl HeaderMirror for Mirrored<'_> {
         if let Some((_, name)) = routing.into_iter().find(|(header, _)| header.more) {
             return Err(mismatch(format!("the {name} header appears more than once")));
         }
-        match found.method.decoded() {
+        match decoded(&found.method) {
             Ok(Some(header)) if header == method => Ok(()),
             Ok(Some(_)) => Err(mismatch("the Mcp-Method header does not match the request's method")),
             Ok(None) => Err(mismatch("the Mcp-Method header is required")),
@@ -120,7 +106,7 @@ impl HeaderMirror for Mirrored<'_> {
     }
 
     fn name(&self, name: &str) -> Result<(), ProtocolError> {
-        match self.found.name.decoded() {
+        match decoded(&self.found.name) {
             Ok(Some(header)) if header == name => Ok(()),
             Ok(Some(_)) => Err(mismatch("the Mcp-Name header does not match the request's `name`")),
             Ok(None) => Err(mismatch("the Mcp-Name header is required for this method")),
@@ -129,7 +115,7 @@ impl HeaderMirror for Mirrored<'_> {
     }
 
     fn version(&self, version: Option<&str>) -> Result<(), ProtocolError> {
-        match (self.found.protocol.decoded(), version) {
+        match (decoded(&self.found.protocol), version) {
             (Ok(Some(header)), Some(version)) if header == version => Ok(()),
             (Ok(None), _) => Err(mismatch("the MCP-Protocol-Version header is required")),
             _ => Err(mismatch("the MCP-Protocol-Version header does not match params._meta's protocolVersion")),
@@ -293,7 +279,7 @@ mod tests {
         assert_eq!((found.method.text(), found.method.more), (Some("tools/call"), false));
         assert_eq!((found.name.text(), found.name.more), (None, false), "mcp-param-name is not mcp-name");
         assert_eq!(found.protocol.text(), Some(""), "not visible ASCII, as HeaderMap::get and to_str give it");
-        assert_eq!(found.protocol.decoded(), Err(()));
+        assert_eq!(decoded(&found.protocol), Err(()));
         for (name, found) in [("mcp-session-id", found.session), ("mcp-method", found.method)] {
             assert_eq!(found.first, headers.get(name), "{name}");
         }

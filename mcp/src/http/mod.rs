@@ -32,14 +32,14 @@ use rpc::i18n::LanguageHeaders;
 use rpc::jsonrpc::envelope;
 use rpc::security::{Resource, Target};
 use rpc::server::Connection;
-use rpc::server::body::{BoxError, ReadError, json_response, read_limited, status_response};
-use rpc::server::route::{connection_of, original_uri, version_from_path};
+use rpc::server::body::{BoxError, ReadError, json_response, read_declared, status_response};
+use rpc::server::route::{connection_of, original_uri_from, version_from_path};
 use serde_json::json;
 
 use crate::call::ProtocolError;
 use crate::server::{Caller, Incoming, McpServer, ReadParams, Reply, Status};
 use headers::{McpHeaders, Mirrored};
-use negotiate::{accepted, is_json_body};
+use negotiate::{accepted_found, is_json_content};
 use response::{HttpResponse, to_http};
 
 /// The MCP endpoint of one API group over Streamable HTTP, a
@@ -140,7 +140,10 @@ impl McpEndpoint {
         let this = &self;
         let inner = &*this.server.inner;
         let env = inner.executor.environment();
-        if let Err(why) = this.security.check_hosts(original_uri(&request), request.headers()) {
+        let (parts, body) = request.into_parts();
+        // Every header read below found in one pass (no lookup by name).
+        let found = McpHeaders::scan(&parts.headers);
+        if let Err(why) = this.security.check_scanned_hosts(original_uri_from(&parts, &body), &found.common) {
             tracing::debug!(%why, "refused by DNS-rebinding protection");
             return error(StatusCode::FORBIDDEN, &invalid(why.message()));
         }
@@ -149,12 +152,13 @@ impl McpEndpoint {
             let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
             return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
         }
-        if let Some((version, document)) = documents::document_path(request.uri().path()) {
+        if let Some((version, document)) = documents::document_path(parts.uri.path()) {
             // Boxed, as every path is: the endpoint's own future stays small.
+            let request = Request::from_parts(parts, body);
             return Box::pin(documents::serve(this, version, document, request)).await;
         }
         let group = Some(inner.group.as_str());
-        let served = version_from_path(request.uri().path())
+        let served = version_from_path(parts.uri.path())
             .filter(|v| this.security.is_available(group, *v))
             .filter(|v| inner.tools.version(*v).is_some());
         let Some(version) = served else {
@@ -166,30 +170,30 @@ impl McpEndpoint {
         // A browser asking for the endpoint gets its page, a document. HEAD
         // is GET without the body (hyper leaves it out), with the same rules.
         #[cfg(feature = "docs")]
-        let page =
-            matches!(*request.method(), HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(request.headers());
+        let page = matches!(parts.method, HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(&parts.headers);
         #[cfg(not(feature = "docs"))]
         let page = false;
         let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
-        if this.security.is_open_to(request.method()) {
+        if this.security.is_open_to(&parts.method) {
             // No CORS, no preflight, no access policy: the guard would hand
             // the request on as it is, so it is not built (nor its future).
             // Written out rather than through the guard's handler closure:
             // that async block holds the request once more (+500
             // instructions per call, measured).
             if page {
-                return this.page(version, &request);
+                return this.page(version, &Request::from_parts(parts, body));
             }
-            let (parts, body) = request.into_parts();
-            return this.serve(version, &parts, body, None).await;
+            return this.serve(version, &parts, body, None, &found).await;
         }
         // Boxed: the common path's future does not hold the guard's.
+        let request = Request::from_parts(parts, body);
         Box::pin(this.security.guard(request, target, |request, identity| async move {
             if page {
                 return this.page(version, &request);
             }
             let (parts, body) = request.into_parts();
-            this.serve(version, &parts, body, identity).await
+            let found = McpHeaders::scan(&parts.headers);
+            this.serve(version, &parts, body, identity, &found).await
         }))
         .await
     }
@@ -218,6 +222,7 @@ impl McpEndpoint {
         parts: &http::request::Parts,
         body: B,
         identity: Option<Arc<rpc::Identity>>,
+        found: &McpHeaders<'_>,
     ) -> HttpResponse
     where
         B: Body<Data = Bytes> + Send + 'static,
@@ -226,7 +231,7 @@ impl McpEndpoint {
         let inner = &*self.server.inner;
         let eras = inner.config.eras;
         let translations = &inner.translations;
-        let language = translations.negotiate(&parts.headers);
+        let language = translations.negotiate_found(found.common.accept_language);
         // Shared (a reference count): the body that may carry it is read below.
         let connection = connection_of(&parts.extensions, &body).cloned();
         // Formatted only when a per-client limit needs it.
@@ -234,10 +239,12 @@ impl McpEndpoint {
         let caller = Caller { identity, language, client };
         let connection = connection.as_ref();
         let mut response = match parts.method {
-            HttpMethod::POST => rpc::future::in_box(|| self.post(version, parts, body, caller, connection)).await,
-            HttpMethod::DELETE if eras.handshake() => Box::pin(self.delete(version, &parts.headers, caller)).await,
+            HttpMethod::POST => {
+                rpc::future::in_box(|| self.post(version, parts, body, caller, connection, found)).await
+            }
+            HttpMethod::DELETE if eras.handshake() => Box::pin(self.delete(version, found, caller)).await,
             HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
-                Box::pin(self.session_stream(version, &parts.headers, caller, connection)).await
+                Box::pin(self.session_stream(version, &parts.headers, found, caller, connection)).await
             }
             HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
             HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),
@@ -254,15 +261,17 @@ impl McpEndpoint {
         body: B,
         caller: Caller,
         connection: Option<&Connection>,
+        found: &McpHeaders<'_>,
     ) -> HttpResponse
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        if !is_json_body(&parts.headers) {
+        if !is_json_content(found.common.content_type.first) {
             return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &invalid("Content-Type must be application/json"));
         }
-        let bytes = match read_limited(&parts.headers, body, self.server.max_message_bytes()).await {
+        let declared = found.common.declared_length();
+        let bytes = match read_declared(declared, body, self.server.max_message_bytes()).await {
             Ok(bytes) => bytes,
             Err(ReadError::TooLarge { limit }) => {
                 return error(StatusCode::PAYLOAD_TOO_LARGE, &invalid(format!("request body exceeds {limit} bytes")));
@@ -279,9 +288,8 @@ impl McpEndpoint {
                 return error(StatusCode::BAD_REQUEST, &ProtocolError::from_rpc(&e, env));
             }
         };
-        let accepts = accepted(&parts.headers);
-        let found = McpHeaders::scan(&parts.headers);
-        let mirror = Mirrored { headers: &parts.headers, found: &found };
+        let accepts = accepted_found(found.common.accept, &parts.headers);
+        let mirror = Mirrored { headers: &parts.headers, found };
         // Kept for a scope refusal's challenge: only an identity limited to
         // scopes can be refused for them (no clone on every other request).
         let identity = caller.identity.as_ref().filter(|identity| identity.scoped).cloned();
@@ -309,14 +317,14 @@ impl McpEndpoint {
         &self,
         version: u32,
         headers: &HeaderMap,
+        found: &McpHeaders<'_>,
         caller: Caller,
         connection: Option<&Connection>,
     ) -> HttpResponse {
         let mut incoming = Incoming::new(envelope::Body::<'_, ReadParams<'_>>::Batch(Vec::new()), version, caller);
-        let found = McpHeaders::scan(headers);
         incoming.session = found.session.text();
         incoming.protocol = found.protocol.text();
-        incoming.accepts = accepted(headers);
+        incoming.accepts = accepted_found(found.common.accept, headers);
         incoming.closing = connection.map(|c| c.draining().receiver());
         let accepts = incoming.accepts;
         let reply = self.server.open_session_stream(incoming).await;
@@ -324,9 +332,8 @@ impl McpEndpoint {
     }
 
     /// `DELETE`: ends the session.
-    async fn delete(&self, version: u32, headers: &HeaderMap, caller: Caller) -> HttpResponse {
+    async fn delete(&self, version: u32, found: &McpHeaders<'_>, caller: Caller) -> HttpResponse {
         let mut incoming = Incoming::new(envelope::Body::<'_, ReadParams<'_>>::Batch(Vec::new()), version, caller);
-        let found = McpHeaders::scan(headers);
         incoming.session = found.session.text();
         incoming.protocol = found.protocol.text();
         match self.server.end_session(incoming).await {

@@ -4,6 +4,7 @@
 
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue};
+use rpc::server::request_headers::Found;
 
 use crate::server::Accepts;
 
@@ -11,14 +12,19 @@ use crate::server::Accepts;
 /// ([`Accepts::json`]) and `text/event-stream` ([`Accepts::stream`]); no
 /// header: JSON only; `*/*`: both.
 pub fn accepted(headers: &HeaderMap) -> Accepts {
-    let mut values = headers.get_all(ACCEPT).iter();
-    match values.next().map(HeaderValue::as_bytes) {
+    let mut accept = Found::default();
+    headers.get_all(ACCEPT).iter().for_each(|value| accept.note(value));
+    accepted_found(accept, headers)
+}
+
+/// [`accepted`] with the request's `Accept` as a scan found it (`headers`
+/// are read again only for more than one value or a value of another shape).
+pub(crate) fn accepted_found(accept: Found<'_>, headers: &HeaderMap) -> Accepts {
+    match accept.first.map(HeaderValue::as_bytes) {
         None => Accepts { json: true, stream: false },
         // What the SDKs send, recognised by its bytes (visible ASCII, so
         // what `to_str` gives) without splitting.
-        Some(b"application/json, text/event-stream" | b"text/event-stream, application/json")
-            if values.next().is_none() =>
-        {
+        Some(b"application/json, text/event-stream" | b"text/event-stream, application/json") if !accept.more => {
             Accepts::BOTH
         }
         Some(_) => accepted_slow(headers),
@@ -52,7 +58,12 @@ fn accepted_slow(headers: &HeaderMap) -> Accepts {
 /// Whether the body's `Content-Type` is JSON (or absent, which lenient
 /// clients do).
 pub fn is_json_body(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(CONTENT_TYPE) else { return true };
+    is_json_content(headers.get(CONTENT_TYPE))
+}
+
+/// [`is_json_body`] of the request's first `Content-Type` value.
+pub(crate) fn is_json_content(content_type: Option<&HeaderValue>) -> bool {
+    let Some(value) = content_type else { return true };
     // What clients send, recognised by its bytes.
     if value.as_bytes() == b"application/json" {
         return true;

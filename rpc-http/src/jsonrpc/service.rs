@@ -27,8 +27,9 @@ use crate::jsonrpc::callback::Callbacks;
 use crate::jsonrpc::queue::{Deferred, Queue};
 use crate::security::{Identity, Resource, Security, Target};
 use crate::server::body::{
-    BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_limited, run_when_sent, status_response,
+    BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_declared, run_when_sent, status_response,
 };
+use crate::server::request_headers::RequestHeaders;
 use crate::server::route::{PublicUrl, connection_of, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Params, Transport};
@@ -87,8 +88,8 @@ pub(super) type Answer = (Option<Vec<u8>>, Option<Execution>, Option<Box<Deferre
 
 /// Whether `Content-Type` names JSON (`application/json`, `application/*+json`,
 /// parameters allowed). A browser can send neither without a CORS preflight.
-fn is_json(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else { return false };
+fn is_json(content_type: Option<&HeaderValue>) -> bool {
+    let Some(value) = content_type else { return false };
     // What clients send, recognised by its bytes.
     if value.as_bytes() == b"application/json" {
         return true;
@@ -97,6 +98,22 @@ fn is_json(headers: &HeaderMap) -> bool {
     let media = value.split(';').next().unwrap_or("").trim().as_bytes();
     media.eq_ignore_ascii_case(b"application/json")
         || (media.len() > 17 && media[..12].eq_ignore_ascii_case(b"application/") && media.ends_with(b"+json"))
+}
+
+/// What a call's body is said to be, read from the request's headers
+/// before they are lent to the call.
+#[derive(Clone, Copy)]
+struct BodyFacts {
+    /// Whether `Content-Type` names JSON ([`is_json`]).
+    json: bool,
+    /// The length `Content-Length` declares.
+    declared: Option<u64>,
+}
+
+impl BodyFacts {
+    fn of(headers: &RequestHeaders<'_>) -> Self {
+        BodyFacts { json: is_json(headers.content_type.first), declared: headers.declared_length() }
+    }
 }
 
 impl JsonRpcService {
@@ -138,7 +155,9 @@ impl JsonRpcService {
         let this = &self;
         let inner = &this.inner;
         let env = inner.executor.environment();
-        if let Err(why) = inner.security.check_hosts(original_uri(&request), request.headers()) {
+        // Every header read below found in one pass (no lookup by name).
+        let scanned = RequestHeaders::scan(request.headers());
+        if let Err(why) = inner.security.check_scanned_hosts(original_uri(&request), &scanned) {
             tracing::debug!(%why, "refused by DNS-rebinding protection");
             let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::INVALID_REQUEST, "message": why.message()}});
             return json_response(StatusCode::FORBIDDEN, body.to_string());
@@ -178,16 +197,18 @@ impl JsonRpcService {
             if !call {
                 return this.document(version, document, &request, allow);
             }
+            let facts = BodyFacts::of(&scanned);
             let (parts, body) = request.into_parts();
-            return this.post(version, &parts, body, None).await;
+            return this.post(version, &parts, body, None, facts).await;
         }
         // Boxed: the common path's future does not hold the guard's.
         Box::pin(inner.security.guard(request, target, |request, identity| async move {
             if !call {
                 return this.document(version, document, &request, allow);
             }
+            let facts = BodyFacts::of(&RequestHeaders::scan(request.headers()));
             let (parts, body) = request.into_parts();
-            this.post(version, &parts, body, identity).await
+            this.post(version, &parts, body, identity, facts).await
         }))
         .await
     }
@@ -250,6 +271,7 @@ impl JsonRpcService {
         parts: &http::request::Parts,
         body: B,
         identity: Option<Arc<Identity>>,
+        facts: BodyFacts,
     ) -> Response<ResponseBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
@@ -258,11 +280,11 @@ impl JsonRpcService {
         let inner = &self.inner;
         let env = inner.executor.environment();
         let peer = connection_of(&parts.extensions, &body).map(|c| c.peer().ip());
-        if !is_json(&parts.headers) {
+        if !facts.json {
             let error = RpcError::invalid_request("Content-Type must be application/json");
             return json_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, error_body(None, &error, env));
         }
-        let bytes = match read_limited(&parts.headers, body, inner.max_body_bytes).await {
+        let bytes = match read_declared(facts.declared, body, inner.max_body_bytes).await {
             Ok(bytes) => bytes,
             Err(ReadError::TooLarge { limit }) => {
                 let error = RpcError::invalid_request(format!("request body exceeds {limit} bytes"));

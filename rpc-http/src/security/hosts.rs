@@ -18,7 +18,9 @@ use std::net::{IpAddr, SocketAddr};
 
 use http::header::{HOST, ORIGIN};
 use http::uri::Authority;
-use http::{HeaderMap, HeaderValue, Uri};
+use http::{HeaderMap, HeaderName, HeaderValue, Uri};
+
+use crate::server::request_headers::Found;
 
 /// Which host names an endpoint accepts in the authority and in `Origin`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,16 +143,27 @@ impl HostPolicy {
         headers: &HeaderMap,
         extra_origin: impl Fn(&HeaderValue) -> bool,
     ) -> Result<(), HostRefusal> {
-        let host = effective_host(uri, headers)?;
+        self.check_found(uri, found(headers, HOST), found(headers, ORIGIN), extra_origin)
+    }
+
+    /// [`check`](Self::check) with the request's `Host` and `Origin` as
+    /// [`RequestHeaders::scan`](crate::server::request_headers::RequestHeaders::scan)
+    /// found them.
+    pub fn check_found(
+        &self,
+        uri: &Uri,
+        host: Found<'_>,
+        origin: Found<'_>,
+        extra_origin: impl Fn(&HeaderValue) -> bool,
+    ) -> Result<(), HostRefusal> {
+        let host = effective_host_found(uri, host)?;
         if !self.allows_host(host) {
             return Err(HostRefusal::HostNotAllowed);
         }
-        let mut origins = headers.get_all(ORIGIN).iter();
-        let origin = origins.next();
-        if origins.next().is_some() {
+        if origin.more {
             return Err(HostRefusal::DuplicateOrigin);
         }
-        let Some(origin) = origin else { return Ok(()) };
+        let Some(origin) = origin.first else { return Ok(()) };
         if self.is_any() || extra_origin(origin) {
             return Ok(());
         }
@@ -161,14 +174,26 @@ impl HostPolicy {
     }
 }
 
+/// Every value of `name` in `headers`, as a scan finds them.
+fn found(headers: &HeaderMap, name: HeaderName) -> Found<'_> {
+    let mut found = Found::default();
+    for value in headers.get_all(name) {
+        found.note(value);
+    }
+    found
+}
+
 /// The host name (without port) the request is addressed to.
 pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a str, HostRefusal> {
-    let mut hosts = headers.get_all(HOST).iter();
-    let header = hosts.next();
-    if hosts.next().is_some() {
+    effective_host_found(uri, found(headers, HOST))
+}
+
+/// [`effective_host`] with the request's `Host` headers as found.
+fn effective_host_found<'a>(uri: &'a Uri, host: Found<'a>) -> Result<&'a str, HostRefusal> {
+    if host.more {
         return Err(HostRefusal::DuplicateHost);
     }
-    let header = match header {
+    let header = match host.first {
         None => None,
         Some(value) => {
             let text = value.to_str().map_err(|_| HostRefusal::MalformedHost)?;

@@ -37,6 +37,7 @@ pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
 
 use crate::server::body::{ResponseBody, json_response, status_response};
 use crate::server::connection::Connection;
+use crate::server::request_headers::RequestHeaders;
 use crate::server::route::{connection_of, original_uri};
 
 /// What an endpoint routed a request to, for the access decision.
@@ -193,6 +194,13 @@ impl Security {
     pub fn check_hosts(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), HostRefusal> {
         let cors = self.inner.cors.as_ref().map(|(c, _)| c);
         self.inner.hosts.check(uri, headers, |origin| cors.is_some_and(|c| c.allows(origin)))
+    }
+
+    /// [`check_hosts`](Self::check_hosts) with the request's headers as
+    /// [`RequestHeaders::scan`] found them.
+    pub fn check_scanned_hosts(&self, uri: &Uri, headers: &RequestHeaders<'_>) -> Result<(), HostRefusal> {
+        let cors = self.inner.cors.as_ref().map(|(c, _)| c);
+        self.inner.hosts.check_found(uri, headers.host, headers.origin, |origin| cors.is_some_and(|c| c.allows(origin)))
     }
 
     /// Step 2: whether `group` at `version` is switched on.

@@ -10,6 +10,7 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Empty, Full};
 
+use super::request_headers::declared_length;
 use rpc_core::executor::{Execution, Executor};
 
 /// The body of every response the endpoints produce (`Send`, not `Sync`:
@@ -65,8 +66,16 @@ where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    read_declared(declared_length(headers.get(header::CONTENT_LENGTH)), body, limit).await
+}
+
+/// [`read_limited`] with the length `Content-Length` declared (see
+/// [`RequestHeaders::declared_length`](super::request_headers::RequestHeaders::declared_length)).
+pub async fn read_declared<B>(declared: Option<u64>, body: B, limit: usize) -> Result<Bytes, ReadError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
     if declared.is_some_and(|len| len > limit as u64) {
         return Err(ReadError::TooLarge { limit });
     }

@@ -22,6 +22,7 @@ pub mod one_shot;
 mod orders;
 mod ready_call;
 pub mod request_body;
+pub mod request_headers;
 pub mod route;
 pub mod router;
 #[cfg(feature = "server")]

@@ -60,11 +60,17 @@ pub fn mount_path<'a>(original: &'a str, inner: &str) -> &'a str {
 /// `nest_service` (with the `axum` feature), or the request's own. Its
 /// authority (HTTP/2 `:authority`, an absolute-form target) is kept.
 pub fn original_uri<B: 'static>(request: &Request<B>) -> &Uri {
-    let carried = (request.body() as &dyn Any).downcast_ref::<super::RequestBody>();
-    match carried.and_then(super::RequestBody::original_uri) {
-        Some(original) => original,
-        None => original_uri_of(request.uri(), request.extensions()),
-    }
+    carried_uri(request.body()).unwrap_or_else(|| original_uri_of(request.uri(), request.extensions()))
+}
+
+/// [`original_uri`] of a request split into its parts and its body.
+pub fn original_uri_from<'a, B: 'static>(parts: &'a http::request::Parts, body: &'a B) -> &'a Uri {
+    carried_uri(body).unwrap_or_else(|| original_uri_of(&parts.uri, &parts.extensions))
+}
+
+/// The original target a router carried in the body, if it did.
+fn carried_uri<B: 'static>(body: &B) -> Option<&Uri> {
+    (body as &dyn Any).downcast_ref::<super::RequestBody>().and_then(super::RequestBody::original_uri)
 }
 
 /// [`original_uri`] from a request's parts, for a request whose router
