@@ -47,11 +47,34 @@ pub(crate) struct McpHeaders<'h> {
     pub name: Found<'h>,
 }
 
-/// A found header's first value, decoded; `Err` when it is malformed.
-fn decoded<'h>(found: &Found<'h>) -> Result<Option<Cow<'h, str>>, ()> {
-    match found.first {
-        None => Ok(None),
-        Some(value) => decode_value(value).map(Some).ok_or(()),
+/// How a mirrored header's first value compares with the body's text.
+#[derive(Debug, PartialEq, Eq)]
+enum Compared {
+    /// No such header.
+    Absent,
+    /// The value, decoded, is the text.
+    Same,
+    /// It is another text.
+    Different,
+    /// The value is not visible ASCII, or a malformed sentinel.
+    Malformed,
+}
+
+/// Compares a found header's first value, decoded ([`decode_value`]),
+/// with `expected`.
+fn compare(found: &Found<'_>, expected: &str) -> Compared {
+    let Some(value) = found.first else { return Compared::Absent };
+    let raw = value.as_bytes();
+    // What clients send: the plain value, equal byte for byte. A header
+    // value holds no control byte but tab, so ASCII is what `to_str`
+    // accepts; a value that may be the sentinel is decoded below.
+    if raw == expected.as_bytes() && raw.is_ascii() && !raw.starts_with(b"=?") {
+        return Compared::Same;
+    }
+    match decode_value(value) {
+        Some(text) if text == expected => Compared::Same,
+        Some(_) => Compared::Different,
+        None => Compared::Malformed,
     }
 }
 
@@ -97,28 +120,35 @@ impl HeaderMirror for Mirrored<'_> {
         if let Some((_, name)) = routing.into_iter().find(|(header, _)| header.more) {
             return Err(mismatch(format!("the {name} header appears more than once")));
         }
-        match decoded(&found.method) {
-            Ok(Some(header)) if header == method => Ok(()),
-            Ok(Some(_)) => Err(mismatch("the Mcp-Method header does not match the request's method")),
-            Ok(None) => Err(mismatch("the Mcp-Method header is required")),
-            Err(()) => Err(mismatch("the Mcp-Method header is malformed")),
+        match compare(&found.method, method) {
+            Compared::Same => Ok(()),
+            Compared::Different => Err(mismatch("the Mcp-Method header does not match the request's method")),
+            Compared::Absent => Err(mismatch("the Mcp-Method header is required")),
+            Compared::Malformed => Err(mismatch("the Mcp-Method header is malformed")),
         }
     }
 
     fn name(&self, name: &str) -> Result<(), ProtocolError> {
-        match decoded(&self.found.name) {
-            Ok(Some(header)) if header == name => Ok(()),
-            Ok(Some(_)) => Err(mismatch("the Mcp-Name header does not match the request's `name`")),
-            Ok(None) => Err(mismatch("the Mcp-Name header is required for this method")),
-            Err(()) => Err(mismatch("the Mcp-Name header is malformed")),
+        match compare(&self.found.name, name) {
+            Compared::Same => Ok(()),
+            Compared::Different => Err(mismatch("the Mcp-Name header does not match the request's `name`")),
+            Compared::Absent => Err(mismatch("the Mcp-Name header is required for this method")),
+            Compared::Malformed => Err(mismatch("the Mcp-Name header is malformed")),
         }
     }
 
     fn version(&self, version: Option<&str>) -> Result<(), ProtocolError> {
-        match (decoded(&self.found.protocol), version) {
-            (Ok(Some(header)), Some(version)) if header == version => Ok(()),
-            (Ok(None), _) => Err(mismatch("the MCP-Protocol-Version header is required")),
-            _ => Err(mismatch("the MCP-Protocol-Version header does not match params._meta's protocolVersion")),
+        let compared = match version {
+            Some(version) => compare(&self.found.protocol, version),
+            None if self.found.protocol.first.is_none() => Compared::Absent,
+            None => Compared::Different,
+        };
+        match compared {
+            Compared::Same => Ok(()),
+            Compared::Absent => Err(mismatch("the MCP-Protocol-Version header is required")),
+            Compared::Different | Compared::Malformed => {
+                Err(mismatch("the MCP-Protocol-Version header does not match params._meta's protocolVersion"))
+            }
         }
     }
 
@@ -279,7 +309,7 @@ mod tests {
         assert_eq!((found.method.text(), found.method.more), (Some("tools/call"), false));
         assert_eq!((found.name.text(), found.name.more), (None, false), "mcp-param-name is not mcp-name");
         assert_eq!(found.protocol.text(), Some(""), "not visible ASCII, as HeaderMap::get and to_str give it");
-        assert_eq!(decoded(&found.protocol), Err(()));
+        assert_eq!(compare(&found.protocol, "caf\u{e9}"), Compared::Malformed);
         for (name, found) in [("mcp-session-id", found.session), ("mcp-method", found.method)] {
             assert_eq!(found.first, headers.get(name), "{name}");
         }
@@ -294,6 +324,43 @@ mod tests {
         let mirror = Mirrored { headers: &headers, found: &found };
         let error = mirror.method("tools/call").unwrap_err();
         assert_eq!(error.message, "the mcp-name header appears more than once");
+    }
+
+    #[test]
+    fn the_byte_comparison_agrees_with_decoding() {
+        let slow = |value: &HeaderValue, expected: &str| match decode_value(value) {
+            Some(text) if text == expected => Compared::Same,
+            Some(_) => Compared::Different,
+            None => Compared::Malformed,
+        };
+        let raws: [&[u8]; 9] = [
+            b"tools/call",
+            b"Tools/Call",
+            b"=?base64?dG9vbHMvY2FsbA==?=",
+            b"=?base64?x?=",
+            b"=?plain",
+            b"a\tb",
+            b"caf\xc3\xa9",
+            b"",
+            b"tools/call ",
+        ];
+        let texts = ["tools/call", "Tools/Call", "=?base64?x?=", "=?plain", "a\tb", "caf\u{e9}", "", "tools/call "];
+        for raw in raws {
+            let value = HeaderValue::from_bytes(raw).unwrap();
+            let found = Found { first: Some(&value), more: false };
+            for text in texts {
+                assert_eq!(compare(&found, text), slow(&value, text), "{raw:?} against {text:?}");
+            }
+        }
+        let sentinel = HeaderValue::from_static("=?base64?dG9vbHMvY2FsbA==?=");
+        assert_eq!(compare(&Found { first: Some(&sentinel), more: false }, "tools/call"), Compared::Same);
+        let literal = HeaderValue::from_static("=?base64?x?=");
+        assert_eq!(
+            compare(&Found { first: Some(&literal), more: false }, "=?base64?x?="),
+            Compared::Malformed,
+            "a sentinel is decoded, never taken literally"
+        );
+        assert_eq!(compare(&Found::default(), "tools/call"), Compared::Absent);
     }
 
     #[test]
