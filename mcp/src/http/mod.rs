@@ -127,75 +127,84 @@ impl McpEndpoint {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        self.clone().respond(request).await
+        let (parts, body) = request.into_parts();
+        self.clone().respond(parts, body).await
     }
 
     /// [`handle`](Self::handle), owning the endpoint: the service's boxed
-    /// future is this one, built in place, not another that holds it.
-    async fn respond<B>(self, request: Request<B>) -> HttpResponse
+    /// future is this one, built in place, not another that holds it. It
+    /// takes the request split, so that the future holds its parts once
+    /// (not the request and its parts): under 1 KB, a size the allocator
+    /// serves from its per-thread cache.
+    fn respond<B>(self, parts: http::request::Parts, body: B) -> impl Future<Output = HttpResponse> + Send
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let this = &self;
-        let inner = &*this.server.inner;
-        let env = inner.executor.environment();
-        let (parts, body) = request.into_parts();
-        // Every header read below found in one pass (no lookup by name).
-        let found = McpHeaders::scan(&parts.headers);
-        if let Err(why) = this.security.check_scanned_hosts(original_uri_from(&parts, &body), &found.common) {
-            tracing::debug!(%why, "refused by DNS-rebinding protection");
-            return error(StatusCode::FORBIDDEN, &invalid(why.message()));
-        }
-        if let Some(why) = inner.tools.broken() {
-            let message = if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };
-            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
-            return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
-        }
-        if let Some((version, document)) = documents::document_path(parts.uri.path()) {
-            // Boxed, as every path is: the endpoint's own future stays small.
-            let request = Request::from_parts(parts, body);
-            return Box::pin(documents::serve(this, version, document, request)).await;
-        }
-        let group = Some(inner.group.as_str());
-        let served = version_from_path(parts.uri.path())
-            .filter(|v| this.security.is_available(group, *v))
-            .filter(|v| inner.tools.version(*v).is_some());
-        let Some(version) = served else {
-            let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
-            return error(StatusCode::NOT_FOUND, &error_);
-        };
-        let eras = inner.config.eras;
-        let allow = allowed(eras);
-        // A browser asking for the endpoint gets its page, a document. HEAD
-        // is GET without the body (hyper leaves it out), with the same rules.
-        #[cfg(feature = "docs")]
-        let page = matches!(parts.method, HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(&parts.headers);
-        #[cfg(not(feature = "docs"))]
-        let page = false;
-        let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
-        if this.security.is_open_to(&parts.method) {
-            // No CORS, no preflight, no access policy: the guard would hand
-            // the request on as it is, so it is not built (nor its future).
-            // Written out rather than through the guard's handler closure:
-            // that async block holds the request once more (+500
-            // instructions per call, measured).
-            if page {
-                return this.page(version, &Request::from_parts(parts, body));
-            }
-            return this.serve(version, &parts, body, None, &found).await;
-        }
-        // Boxed: the common path's future does not hold the guard's.
-        let request = Request::from_parts(parts, body);
-        Box::pin(this.security.guard(request, target, |request, identity| async move {
-            if page {
-                return this.page(version, &request);
-            }
-            let (parts, body) = request.into_parts();
+        // An `async` block, not an `async fn`: an `async fn` copies its
+        // arguments into locals, and its future holds them twice.
+        async move {
+            let this = &self;
+            let inner = &*this.server.inner;
+            let env = inner.executor.environment();
+            // Every header read below found in one pass (no lookup by name).
             let found = McpHeaders::scan(&parts.headers);
-            this.serve(version, &parts, body, identity, &found).await
-        }))
-        .await
+            if let Err(why) = this.security.check_scanned_hosts(original_uri_from(&parts, &body), &found.common) {
+                tracing::debug!(%why, "refused by DNS-rebinding protection");
+                return error(StatusCode::FORBIDDEN, &invalid(why.message()));
+            }
+            if let Some(why) = inner.tools.broken() {
+                let message =
+                    if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };
+                let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
+                return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
+            }
+            if let Some((version, document)) = documents::document_path(parts.uri.path()) {
+                // Boxed, as every path is: the endpoint's own future stays small.
+                let request = Request::from_parts(parts, body);
+                return Box::pin(documents::serve(this, version, document, request)).await;
+            }
+            let group = Some(inner.group.as_str());
+            let served = version_from_path(parts.uri.path())
+                .filter(|v| this.security.is_available(group, *v))
+                .filter(|v| inner.tools.version(*v).is_some());
+            let Some(version) = served else {
+                let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
+                return error(StatusCode::NOT_FOUND, &error_);
+            };
+            let eras = inner.config.eras;
+            let allow = allowed(eras);
+            // A browser asking for the endpoint gets its page, a document. HEAD
+            // is GET without the body (hyper leaves it out), with the same rules.
+            #[cfg(feature = "docs")]
+            let page =
+                matches!(parts.method, HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(&parts.headers);
+            #[cfg(not(feature = "docs"))]
+            let page = false;
+            let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
+            if this.security.is_open_to(&parts.method) {
+                // No CORS, no preflight, no access policy: the guard would hand
+                // the request on as it is, so it is not built (nor its future).
+                // Written out rather than through the guard's handler closure:
+                // that async block holds the request once more (+500
+                // instructions per call, measured).
+                if page {
+                    return this.page(version, &Request::from_parts(parts, body));
+                }
+                return this.serve(version, &parts, body, None, &found).await;
+            }
+            // Boxed: the common path's future does not hold the guard's.
+            let request = Request::from_parts(parts, body);
+            Box::pin(this.security.guard(request, target, |request, identity| async move {
+                if page {
+                    return this.page(version, &request);
+                }
+                let (parts, body) = request.into_parts();
+                let found = McpHeaders::scan(&parts.headers);
+                this.serve(version, &parts, body, identity, &found).await
+            }))
+            .await
+        }
     }
 
     /// The endpoint's page for a browser (feature `docs`).
@@ -361,7 +370,8 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
+        let (parts, body) = request.into_parts();
         // `map(Ok)`, not an `async` block that would hold the future and copy it in.
-        rpc::future::in_box(move || this.respond(request).map(Ok))
+        rpc::future::in_box(move || this.respond(parts, body).map(Ok))
     }
 }
