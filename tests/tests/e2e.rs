@@ -44,6 +44,7 @@ mod pipeline_queue;
 mod pipeline_raw_params;
 mod pipeline_special;
 mod registration;
+mod router_nesting;
 mod security_access;
 mod security_limits;
 mod security_oauth;

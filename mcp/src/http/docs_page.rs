@@ -9,7 +9,7 @@ use rpc::docs::page::{Entry, Page, PageKind, Param, VersionLink};
 use rpc::docs::{asks_for_event_stream, example, prefers_html};
 use rpc::i18n::Language;
 use rpc::server::ResponseBody;
-use rpc::server::route::{mount_path, original_path, public_url};
+use rpc::server::route::{inner_path, mount_path, original_path, public_url};
 use serde_json::{Map, Value};
 
 use super::McpEndpoint;
@@ -51,7 +51,7 @@ pub(crate) fn response<B: 'static>(
     }
     let texts = inner.texts(language);
     let group = Some(inner.group.as_str());
-    let mount = mount_path(original_path(request), request.uri().path());
+    let mount = mount_path(original_path(request), inner_path(request));
     let versions: Vec<VersionLink> = inner
         .tools
         .versions()

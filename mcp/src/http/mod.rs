@@ -33,7 +33,7 @@ use rpc::jsonrpc::envelope;
 use rpc::security::{Resource, Target};
 use rpc::server::Connection;
 use rpc::server::body::{BoxError, ReadError, json_response, read_declared, status_response};
-use rpc::server::route::{connection_of, original_uri_from, version_from_path};
+use rpc::server::route::{connection_of, inner_path_from, original_uri_of, version_from_path};
 use serde_json::json;
 
 use crate::call::ProtocolError;
@@ -136,6 +136,7 @@ impl McpEndpoint {
     /// takes the request split, so that the future holds its parts once
     /// (not the request and its parts): under 1 KB, a size the allocator
     /// serves from its per-thread cache.
+    #[allow(clippy::manual_async_fn, reason = "an async fn's future would hold its arguments twice")]
     fn respond<B>(self, parts: http::request::Parts, body: B) -> impl Future<Output = HttpResponse> + Send
     where
         B: Body<Data = Bytes> + Send + 'static,
@@ -149,7 +150,9 @@ impl McpEndpoint {
             let env = inner.executor.environment();
             // Every header read below found in one pass (no lookup by name).
             let found = McpHeaders::scan(&parts.headers);
-            if let Err(why) = this.security.check_scanned_hosts(original_uri_from(&parts, &body), &found.common) {
+            if let Err(why) =
+                this.security.check_scanned_hosts(original_uri_of(&parts.uri, &parts.extensions), &found.common)
+            {
                 tracing::debug!(%why, "refused by DNS-rebinding protection");
                 return error(StatusCode::FORBIDDEN, &invalid(why.message()));
             }
@@ -159,13 +162,15 @@ impl McpEndpoint {
                 let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
                 return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
             }
-            if let Some((version, document)) = documents::document_path(parts.uri.path()) {
+            // The path below the mount point (the router left the target as it was).
+            let path = inner_path_from(&parts.uri, &body);
+            if let Some((version, document)) = documents::document_path(path) {
                 // Boxed, as every path is: the endpoint's own future stays small.
                 let request = Request::from_parts(parts, body);
                 return Box::pin(documents::serve(this, version, document, request)).await;
             }
             let group = Some(inner.group.as_str());
-            let served = version_from_path(parts.uri.path())
+            let served = version_from_path(path)
                 .filter(|v| this.security.is_available(group, *v))
                 .filter(|v| inner.tools.version(*v).is_some());
             let Some(version) = served else {

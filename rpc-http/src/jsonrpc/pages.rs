@@ -7,7 +7,7 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use super::service::JsonRpcService;
 use crate::i18n::LanguageHeaders;
 use crate::server::body::{ResponseBody, json_response, status_response};
-use crate::server::route::{mount_path, original_path, public_url};
+use crate::server::route::{inner_path, mount_path, original_path, public_url};
 
 impl JsonRpcService {
     /// The HTML page of `version`, in the negotiated language.
@@ -20,7 +20,7 @@ impl JsonRpcService {
         };
         let context = crate::docs::PageContext {
             endpoint: public_url(request, inner.public_url.as_ref()),
-            mount: mount_path(original_path(request), request.uri().path()),
+            mount: mount_path(original_path(request), inner_path(request)),
             version,
             versions: self.available_versions(),
             protected: inner.security.has_access_policy(),
@@ -42,7 +42,7 @@ impl JsonRpcService {
         let original = original_path(request);
         let url = public_url(request, inner.public_url.as_ref());
         let base_url = url.strip_suffix(original).unwrap_or("");
-        let path = format!("{}/v{version}", mount_path(original, request.uri().path()));
+        let path = format!("{}/v{version}", mount_path(original, inner_path(request)));
         let target =
             crate::docs::postman::Target { base_url, path: &path, protected: inner.security.has_access_policy() };
         let collection = crate::docs::postman::collection(doc, target);

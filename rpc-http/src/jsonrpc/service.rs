@@ -30,7 +30,7 @@ use crate::server::body::{
     BoxError, ReadError, ResponseBody, json_response, notify_when_sent, read_declared, run_when_sent, status_response,
 };
 use crate::server::request_headers::RequestHeaders;
-use crate::server::route::{PublicUrl, connection_of, original_uri, public_url, version_and_document};
+use crate::server::route::{PublicUrl, connection_of, inner_path, original_uri, public_url, version_and_document};
 use rpc_core::error::{RpcError, code};
 use rpc_core::executor::{Call, Execution, Executor, Params, Transport};
 use rpc_core::i18n::Translations;
@@ -166,7 +166,7 @@ impl JsonRpcService {
         let available = |v: &u32| inner.docs.contains_key(v) && inner.security.is_available(scope, *v);
         let known =
             || inner.docs.keys().filter(|v| available(v)).map(|v| format!("v{v}")).collect::<Vec<_>>().join(", ");
-        let Some((version, document)) = version_and_document(request.uri().path()).filter(|(v, _)| available(v)) else {
+        let Some((version, document)) = version_and_document(inner_path(&request)).filter(|(v, _)| available(v)) else {
             let error = RpcError::invalid_request(format!("no API version at this path (available: {})", known()));
             return json_response(StatusCode::NOT_FOUND, error_body(None, &error, env));
         };

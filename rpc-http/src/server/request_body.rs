@@ -17,7 +17,6 @@ use std::sync::RwLock;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::Uri;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -37,8 +36,10 @@ pub struct RequestBody {
 #[derive(Debug)]
 pub(crate) struct Routed {
     pub connection: Option<Connection>,
-    /// The target the client asked for (the outermost one under nested routers).
-    pub original: Uri,
+    /// How many bytes of the request's path the routers above matched as
+    /// mount prefixes: the service's own path is the rest
+    /// ([`inner_path`](super::route::inner_path)).
+    pub mount: usize,
 }
 
 impl RequestBody {
@@ -65,10 +66,10 @@ impl RequestBody {
         self.routed.as_ref()?.connection.as_ref()
     }
 
-    /// The target the client asked for, when the router carried it here
-    /// (else it is in the extensions, as [`OriginalUri`](super::OriginalUri)).
-    pub fn original_uri(&self) -> Option<&Uri> {
-        self.routed.as_ref().map(|r| &r.original)
+    /// How many bytes of the request's path are the mount prefixes the
+    /// routers above matched (0 when no router carried it here).
+    pub fn mount(&self) -> usize {
+        self.routed.as_ref().map_or(0, |r| r.mount)
     }
 }
 
@@ -112,12 +113,17 @@ impl Body for RequestBody {
 /// extensions.
 static READERS: RwLock<Vec<TypeId>> = RwLock::new(Vec::new());
 
-/// Declares that services of type `S` read the connection and the original
-/// target through [`connection_of`](super::route::connection_of) and
-/// [`original_uri`](super::route::original_uri), which look in the body
-/// first: the router and the runner then leave them out of the extensions
-/// for `S`. The bundled endpoints declare it when they are built; a service
-/// that reads the extensions itself must not.
+/// Declares that services of type `S` read the connection, the original
+/// target and their own path through
+/// [`connection_of`](super::route::connection_of),
+/// [`original_uri`](super::route::original_uri) and
+/// [`inner_path`](super::route::inner_path), which look in the body first:
+/// the router and the runner then leave the first two out of the
+/// extensions for `S`, and the router does not rewrite the request's target
+/// for `S` (its path stays the one the client sent; `inner_path` gives the
+/// part below the mount prefix). The bundled endpoints declare it when they
+/// are built; a service that reads the extensions or the target itself
+/// must not.
 pub fn reads_routed_body<S: 'static>() {
     let id = TypeId::of::<S>();
     let mut readers = READERS.write().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -134,18 +140,19 @@ pub(crate) fn is_reader<S: 'static>() -> bool {
 }
 
 /// `body` as the bytes of a [`RequestBody`] (its own when it is one) and
-/// what it carried: the original target a router above recorded, and the
-/// connection (from that router, or from the runner).
-pub(crate) fn take_carried<B>(body: B) -> (UnsyncBoxBody<Bytes, BoxError>, Option<Uri>, Option<Connection>)
+/// what it carried: from a router above, the length of the prefixes it
+/// matched, and the connection (from that router, or from the runner).
+pub(crate) fn take_carried<B>(body: B) -> (UnsyncBoxBody<Bytes, BoxError>, Routed)
 where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
+    let nothing = |connection| Routed { connection, mount: 0 };
     let mut slot = Some(body);
     if let Some(body) = (&mut slot as &mut dyn Any).downcast_mut::<Option<RequestBody>>().and_then(Option::take) {
         return match body.into_parts() {
-            (inner, Some(routed)) => (inner, Some(routed.original), routed.connection),
-            (inner, None) => (inner, None, None),
+            (inner, Some(routed)) => (inner, routed),
+            (inner, None) => (inner, nothing(None)),
         };
     }
     #[cfg(feature = "server")]
@@ -157,7 +164,7 @@ where
     let connection = None;
     // The slot is empty only when it held a `RequestBody`, taken above.
     let inner = slot.map_or_else(|| RequestBody::default().inner, |body| body.map_err(Into::into).boxed_unsync());
-    (inner, None, connection)
+    (inner, nothing(connection))
 }
 
 #[cfg(test)]
@@ -171,13 +178,14 @@ mod tests {
 
     use super::*;
     use crate::server::body::{ResponseBody, json_response};
-    use crate::server::route::{connection_of, original_uri};
+    use crate::server::route::{connection_of, inner_path, original_uri};
     use crate::server::{Draining, OriginalUri, Router};
 
     /// What a service found: where the router put the connection and the target.
     fn report<B: 'static>(request: &Request<B>) -> Response<ResponseBody> {
         let found = serde_json::json!({
-            "path": request.uri().path(),
+            "path": inner_path(request),
+            "target": request.uri().path(),
             "original": original_uri(request).to_string(),
             "peer": connection_of(request.extensions(), request.body()).map(|c| c.peer().to_string()),
             "extension_uri": request.extensions().get::<OriginalUri>().map(|o| o.0.to_string()),
@@ -212,11 +220,11 @@ mod tests {
         serde_json::from_slice(&bytes).unwrap()
     }
 
-    /// A body as a router above would hand it on, carrying the connection.
+    /// A body as a router above mounted at `/outer` would hand it on,
+    /// carrying the connection.
     fn from_above(peer: SocketAddr) -> RequestBody {
         let (_tx, draining) = Draining::channel();
-        let routed =
-            Routed { connection: Some(Connection::new(peer, draining)), original: "/outer/api/v2".parse().unwrap() };
+        let routed = Routed { connection: Some(Connection::new(peer, draining)), mount: "/outer".len() };
         RequestBody::routed(RequestBody::default().into_parts().0, Some(routed))
     }
 
@@ -225,8 +233,9 @@ mod tests {
         reads_routed_body::<Reader>();
         let router = Router::new().nest("/api", Reader);
         let peer: SocketAddr = "10.0.0.7:4000".parse().unwrap();
-        let found = asked(&router, from_above(peer), "/api/v2");
-        assert_eq!(found["path"], "/v2");
+        let found = asked(&router, from_above(peer), "/outer/api/v2");
+        assert_eq!(found["path"], "/v2", "the path below both prefixes");
+        assert_eq!(found["target"], "/outer/api/v2", "the target is left as the client sent it");
         assert_eq!(found["original"], "/outer/api/v2", "the outermost target");
         assert_eq!(found["peer"], "10.0.0.7:4000");
         assert_eq!(found["extension_uri"], serde_json::Value::Null);
@@ -239,8 +248,9 @@ mod tests {
             tower::service_fn(|request: Request<RequestBody>| async move { Ok::<_, Infallible>(report(&request)) });
         let router = Router::new().nest("/api", other);
         let peer: SocketAddr = "10.0.0.8:4000".parse().unwrap();
-        let found = asked(&router, from_above(peer), "/api/v2");
+        let found = asked(&router, from_above(peer), "/outer/api/v2");
         assert_eq!(found["path"], "/v2");
+        assert_eq!(found["target"], "/v2", "rewritten, as documented");
         assert_eq!(found["extension_uri"], "/outer/api/v2");
         assert_eq!(found["extension_peer"], "10.0.0.8:4000");
         assert_eq!(found["original"], "/outer/api/v2");
@@ -260,16 +270,19 @@ mod tests {
         let outer = Router::new().nest("/api", inner);
         let peer: SocketAddr = "10.0.0.9:4000".parse().unwrap();
         let (_tx, draining) = Draining::channel();
-        let with_connection = |uri: &str| {
-            let routed =
-                Routed { connection: Some(Connection::new(peer, draining.clone())), original: uri.parse().unwrap() };
+        let with_connection = || {
+            let routed = Routed { connection: Some(Connection::new(peer, draining.clone())), mount: 0 };
             RequestBody::routed(RequestBody::default().into_parts().0, Some(routed))
         };
-        let reader = asked(&outer, with_connection("/api/reader/v1"), "/api/reader/v1");
-        assert_eq!((reader["path"].as_str(), reader["original"].as_str()), (Some("/v1"), Some("/api/reader/v1")));
+        let reader = asked(&outer, with_connection(), "/api/reader/v1?q=1");
+        assert_eq!((reader["path"].as_str(), reader["original"].as_str()), (Some("/v1"), Some("/api/reader/v1?q=1")));
+        assert_eq!(reader["target"], "/api/reader/v1");
         assert_eq!(reader["peer"], "10.0.0.9:4000");
-        let other = asked(&outer, with_connection("/api/other/v1"), "/api/other/v1");
-        assert_eq!(other["extension_uri"], "/api/other/v1");
+        let whole = asked(&outer, with_connection(), "/api/reader");
+        assert_eq!(whole["path"], "/", "nothing below the prefixes is `/`");
+        let other = asked(&outer, with_connection(), "/api/other/v1?q=1");
+        assert_eq!((other["path"].as_str(), other["target"].as_str()), (Some("/v1"), Some("/v1")));
+        assert_eq!(other["extension_uri"], "/api/other/v1?q=1");
         assert_eq!(other["extension_peer"], "10.0.0.9:4000");
     }
 }

@@ -55,27 +55,34 @@ pub fn mount_path<'a>(original: &'a str, inner: &str) -> &'a str {
 }
 
 /// The request target the client sent, before any router stripped a mount
-/// prefix: from this crate's [`Router`](super::Router) (carried in a
-/// [`RequestBody`](super::RequestBody), or as [`OriginalUri`]), from axum's
+/// prefix: from this crate's [`Router`](super::Router) (as [`OriginalUri`]
+/// for a service whose target it rewrote; it leaves the target of a
+/// service that reads its routed body as it is), from axum's
 /// `nest_service` (with the `axum` feature), or the request's own. Its
 /// authority (HTTP/2 `:authority`, an absolute-form target) is kept.
-pub fn original_uri<B: 'static>(request: &Request<B>) -> &Uri {
-    carried_uri(request.body()).unwrap_or_else(|| original_uri_of(request.uri(), request.extensions()))
+pub fn original_uri<B>(request: &Request<B>) -> &Uri {
+    original_uri_of(request.uri(), request.extensions())
 }
 
-/// [`original_uri`] of a request split into its parts and its body.
-pub fn original_uri_from<'a, B: 'static>(parts: &'a http::request::Parts, body: &'a B) -> &'a Uri {
-    carried_uri(body).unwrap_or_else(|| original_uri_of(&parts.uri, &parts.extensions))
+/// The path of the request below the point where the service it reached
+/// is mounted: for a service that reads its routed body (see
+/// [`reads_routed_body`](super::request_body::reads_routed_body)), whose
+/// target a [`Router`](super::Router) leaves as the client sent it, the
+/// part after the mount prefixes (`/` when nothing is left); for any other
+/// service, the request's own path (a router rewrote it).
+pub fn inner_path<B: 'static>(request: &Request<B>) -> &str {
+    inner_path_from(request.uri(), request.body())
 }
 
-/// The original target a router carried in the body, if it did.
-fn carried_uri<B: 'static>(body: &B) -> Option<&Uri> {
-    (body as &dyn Any).downcast_ref::<super::RequestBody>().and_then(super::RequestBody::original_uri)
+/// [`inner_path`] of a request split into its target and its body.
+pub fn inner_path_from<'a, B: 'static>(uri: &'a Uri, body: &B) -> &'a str {
+    match (body as &dyn Any).downcast_ref::<super::RequestBody>().map(super::RequestBody::mount) {
+        Some(mount) if mount > 0 => super::router::below(uri.path(), mount),
+        _ => uri.path(),
+    }
 }
 
-/// [`original_uri`] from a request's parts, for a request whose router
-/// left it in the extensions (a service that does not declare
-/// [`reads_routed_body`](super::request_body::reads_routed_body)).
+/// [`original_uri`] from a request's target and extensions.
 pub fn original_uri_of<'a>(uri: &'a Uri, extensions: &'a http::Extensions) -> &'a Uri {
     mounted_uri(extensions).unwrap_or(uri)
 }
@@ -112,7 +119,7 @@ pub fn mounted_uri(extensions: &http::Extensions) -> Option<&Uri> {
 }
 
 /// The path the client asked for, before any router stripped a mount prefix.
-pub fn original_path<B: 'static>(request: &Request<B>) -> &str {
+pub fn original_path<B>(request: &Request<B>) -> &str {
     original_uri(request).path()
 }
 
@@ -166,7 +173,7 @@ impl std::str::FromStr for PublicUrl {
 /// checked it: a `name[:port]`, nothing else) and the path.
 /// `X-Forwarded-*` headers are never trusted: behind a proxy that
 /// terminates TLS, configure the base.
-pub fn public_url<B: 'static>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
+pub fn public_url<B>(request: &Request<B>, base: Option<&PublicUrl>) -> String {
     let path = original_path(request);
     if let Some(base) = base {
         return format!("{}{path}", base.as_str());

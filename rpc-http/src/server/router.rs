@@ -5,8 +5,11 @@
 //! outermost one when the router is itself mounted under a prefix), and
 //! the runner's [`Connection`] in the extensions too. A service that
 //! declares [`reads_routed_body`](super::request_body::reads_routed_body)
-//! (the bundled endpoints, and a router nested in a router) gets both in
-//! its [`RequestBody`] instead: no extension map per request.
+//! (the bundled endpoints, and a router nested in a router) keeps the
+//! target the client sent instead, and gets the connection and the length
+//! of the mount prefixes in its [`RequestBody`]
+//! ([`inner_path`](super::route::inner_path) gives its path below them):
+//! no URI to build and no extension map per request.
 //! Applications that already use axum can mount the endpoints, or a whole
 //! router, there instead.
 
@@ -152,19 +155,26 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let Some(mounted) = self.route(request.uri().path()) else {
+        let (mut parts, body) = request.into_parts();
+        // What a router above or the runner carried in the body: under a
+        // router above that left the target as it was, this router's path
+        // is the part below that router's prefix.
+        let (body, carried) = take_carried(body);
+        let Some(mounted) = self.route(below(parts.uri.path(), carried.mount)) else {
             return Box::pin(std::future::ready(Ok(no_endpoint())));
         };
-        let (mut parts, body) = request.into_parts();
-        let rest = &parts.uri.path()[mounted.prefix.len()..];
+        let mount = carried.mount + mounted.prefix.len();
+        if mounted.reads_body {
+            // The target stays as it is: the service finds its path below
+            // `mount` (`route::inner_path`), with no URI to build.
+            let routed = Routed { mount, ..carried };
+            return (mounted.route)(Request::from_parts(parts, RequestBody::routed(body, Some(routed))));
+        }
+        let rest = below(parts.uri.path(), mount);
         let query = parts.uri.query();
         // Exactly its length: a full buffer becomes the URI's `Bytes` without
         // another allocation.
-        let exact = usize::from(rest.is_empty()) + rest.len() + query.map_or(0, |q| q.len() + 1);
-        let mut path_and_query = String::with_capacity(exact);
-        if rest.is_empty() {
-            path_and_query.push('/');
-        }
+        let mut path_and_query = String::with_capacity(rest.len() + query.map_or(0, |q| q.len() + 1));
         path_and_query.push_str(rest);
         if let Some(q) = query {
             path_and_query.push('?');
@@ -174,27 +184,27 @@ where
         // original is moved out, not cloned.
         let inner = Uri::try_from(path_and_query).unwrap_or_else(|_| Uri::from_static("/"));
         let original = std::mem::replace(&mut parts.uri, inner);
-        // What a router above or the runner carried in the body.
-        let (body, carried_uri, connection) = take_carried(body);
-        // The outermost target: under another router (this one, or axum's
-        // `nest_service`), the path the client asked for keeps every prefix.
-        let outermost = match carried_uri {
-            Some(uri) => uri,
-            None => super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original),
-        };
-        let body = if mounted.reads_body {
-            RequestBody::routed(body, Some(Routed { connection, original: outermost }))
-        } else {
-            // As documented for any other service: both in the extensions.
-            parts.extensions.insert(OriginalUri(outermost));
-            if let Some(connection) = connection
-                && parts.extensions.get::<Connection>().is_none()
-            {
-                parts.extensions.insert(connection);
-            }
-            RequestBody::from(body)
-        };
-        (mounted.route)(Request::from_parts(parts, body))
+        // The outermost target: under another router that rewrote it (this
+        // crate's or axum's `nest_service`), the path the client asked for
+        // keeps every prefix.
+        let outermost = super::route::mounted_uri(&parts.extensions).cloned().unwrap_or(original);
+        // As documented for any other service: both in the extensions.
+        parts.extensions.insert(OriginalUri(outermost));
+        if let Some(connection) = carried.connection
+            && parts.extensions.get::<Connection>().is_none()
+        {
+            parts.extensions.insert(connection);
+        }
+        (mounted.route)(Request::from_parts(parts, RequestBody::from(body)))
+    }
+}
+
+/// The part of `path` below a mount prefix `mount` bytes long: `/` when
+/// nothing is left.
+pub(crate) fn below(path: &str, mount: usize) -> &str {
+    match path.get(mount..) {
+        Some("") | None => "/",
+        Some(rest) => rest,
     }
 }
 
