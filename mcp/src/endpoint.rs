@@ -4,14 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rpc::i18n::Translations;
+use rpc::i18n::{JsonHeaders, Translations};
 use rpc::{Executor, HostPolicy, McpGroup, Security};
 use serde_json::{Map, Value};
 
 use crate::changes::ListChanges;
 use crate::config::{CacheScope, Eras, InvalidArguments, McpConfig, ServerInfo};
 use crate::features::GroupFeatures;
-use crate::http::McpEndpoint;
+use crate::http::{Edge, McpEndpoint};
 use crate::server::listen_slots::ListenSlots;
 use crate::server::{InFlight, Inner, McpServer, Served, ServerTexts};
 use crate::session::{InMemorySessionStore, SessionStore};
@@ -386,7 +386,8 @@ impl McpEndpointBuilder {
         };
         // It reads the connection and the original target where the router carries them.
         rpc::server::request_body::reads_routed_body::<McpEndpoint>();
-        McpEndpoint { server, security: self.security }
+        let json_headers = JsonHeaders::new(&server.inner.translations);
+        McpEndpoint { server, edge: Arc::new(Edge { security: self.security, json_headers }) }
     }
 }
 

@@ -2,7 +2,7 @@
 //! header, and the response's `Content-Language` and `Vary`
 //! ([`LanguageHeaders`], implemented for [`Translations`]).
 
-use http::header::{ACCEPT_LANGUAGE, CONTENT_LANGUAGE, VARY};
+use http::header::{ACCEPT_LANGUAGE, CONTENT_LANGUAGE, CONTENT_TYPE, VARY};
 use http::{HeaderMap, HeaderValue};
 use rpc_core::i18n::{Language, Translations};
 
@@ -63,9 +63,56 @@ impl LanguageHeaders for Translations {
     }
 }
 
+/// The headers of a JSON response in each language a service answers in:
+/// `Content-Type: application/json`, and, once translation files are
+/// configured, `Content-Language` and `Vary: Accept-Language` (what
+/// [`LanguageHeaders::mark_response`] adds). Built once; a response takes a
+/// copy of its language's, where inserting them one by one hashes each
+/// name and probes the map.
+#[derive(Debug, Clone)]
+pub struct JsonHeaders {
+    /// By [`Language`] index.
+    by_language: Vec<HeaderMap>,
+    /// The default language's, for a language index not served.
+    default: HeaderMap,
+}
+
+impl JsonHeaders {
+    /// The headers for every language of `translations`.
+    pub fn new(translations: &Translations) -> Self {
+        let build = |language| {
+            let mut headers = HeaderMap::new();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            translations.mark_response(&mut headers, language);
+            headers
+        };
+        JsonHeaders { by_language: translations.all().map(build).collect(), default: build(Language::DEFAULT) }
+    }
+
+    /// The headers of a JSON response in `language`.
+    pub fn get(&self, language: Language) -> &HeaderMap {
+        self.by_language.get(language.index()).unwrap_or(&self.default)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_headers_are_what_marking_a_json_response_gives() {
+        for translations in [Translations::none(), translations(&["uk", "de"])] {
+            let prebuilt = JsonHeaders::new(&translations);
+            for language in translations.all().chain([Language::DEFAULT]) {
+                let mut marked = HeaderMap::new();
+                marked.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                translations.mark_response(&mut marked, language);
+                assert_eq!(prebuilt.get(language), &marked, "{}", translations.tag(language));
+            }
+        }
+        // (With translation files, `tests/tests/i18n.rs` checks the MCP
+        // endpoint's answers, which take these headers, language by language.)
+    }
 
     fn translations(languages: &[&str]) -> Translations {
         let mut t = Translations::none();

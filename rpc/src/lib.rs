@@ -62,5 +62,5 @@ pub mod jsonrpc {
 /// reads `Accept-Language`).
 pub mod i18n {
     pub use rpc_core::i18n::*;
-    pub use rpc_http::i18n::LanguageHeaders;
+    pub use rpc_http::i18n::{JsonHeaders, LanguageHeaders};
 }

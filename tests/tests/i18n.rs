@@ -295,3 +295,69 @@ fn a_group_named_like_the_base_file_is_refused() {
     let error = fixture_translations().check(&registry).expect_err("the group `rpc`");
     assert!(error.reason.contains("group `rpc`") && error.reason.contains("rename"), "{error}");
 }
+
+fn headers_of(response: &reqwest::Response) -> String {
+    response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+}
+
+/// Every kind of answer of the MCP endpoint says its language once:
+/// a JSON answer (its headers built once per language), an SSE one, a 202,
+/// refusals before the body is read (415, 413) or parsed (400), 405 and a
+/// DELETE's answer.
+#[tokio::test]
+async fn every_kind_of_mcp_answer_says_its_language_once() {
+    let (router, _, _) = app(fixture_translations());
+    let server = TestServer::start(router).await;
+    let url = server.url("/mcp/v1");
+    let client = reqwest::Client::new();
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let opened = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize)
+        .send()
+        .await
+        .expect("sent");
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let huge = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#, "x".repeat(5 << 20));
+    let cases: Vec<(&str, reqwest::Method, &str, &str, String)> = vec![
+        ("JSON", reqwest::Method::POST, "application/json", "application/json", call.to_owned()),
+        ("SSE", reqwest::Method::POST, "application/json", "text/event-stream", call.to_owned()),
+        ("202", reqwest::Method::POST, "application/json", "application/json", notification.to_owned()),
+        ("415", reqwest::Method::POST, "text/plain", "application/json", call.to_owned()),
+        ("400", reqwest::Method::POST, "application/json", "application/json", "{".to_owned()),
+        ("413", reqwest::Method::POST, "application/json", "application/json", huge),
+        ("405", reqwest::Method::PUT, "application/json", "application/json", call.to_owned()),
+        ("DELETE", reqwest::Method::DELETE, "application/json", "application/json", String::new()),
+    ];
+    for (what, method, content_type, accept, body) in cases {
+        let response = client
+            .request(method, &url)
+            .header("content-type", content_type)
+            .header("accept", accept)
+            .header("accept-language", "uk")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &session)
+            .body(body)
+            .send()
+            .await
+            .expect("sent");
+        let status = response.status().as_u16();
+        let expected = match what {
+            "JSON" | "SSE" | "DELETE" => 200,
+            "202" => 202,
+            other => other.parse().unwrap(),
+        };
+        assert_eq!(status, expected, "{what}");
+        let sse = headers_of(&response).contains("text/event-stream");
+        assert_eq!(sse, what == "SSE", "{what}: {status}");
+        let headers = response.headers();
+        let languages: Vec<_> = headers.get_all("content-language").iter().collect();
+        assert_eq!(languages, ["uk"], "{what} ({status})");
+        let varies: Vec<_> = headers.get_all("vary").iter().filter(|v| *v == "accept-language").collect();
+        assert_eq!(varies.len(), 1, "{what} ({status}): {headers:?}");
+    }
+}

@@ -33,7 +33,7 @@ pub(crate) fn response<B: 'static>(
     language: Language,
 ) -> Response<ResponseBody> {
     let inner = &*endpoint.server.inner;
-    let security = &endpoint.security;
+    let security = &endpoint.edge.security;
     let protocol = ProtocolVersion::V2026_07_28;
     let mut tools: Vec<Value> = Vec::new();
     let mut cursor: Option<String> = None;

@@ -73,7 +73,7 @@ where
     B: Send + 'static,
 {
     let inner = &*endpoint.server.inner;
-    let security = &endpoint.security;
+    let security = &endpoint.edge.security;
     let group = Some(inner.group.as_str());
     let Some(tools) = inner.tools.version(version).filter(|_| security.is_available(group, version)) else {
         return refusal(StatusCode::NOT_FOUND, format!("group `{}` has no MCP endpoint at this path", inner.group));

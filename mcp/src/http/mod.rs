@@ -28,7 +28,7 @@ use futures_util::FutureExt as _;
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Request, StatusCode, header};
 use http_body::Body;
 use rpc::Security;
-use rpc::i18n::LanguageHeaders;
+use rpc::i18n::{JsonHeaders, LanguageHeaders};
 use rpc::jsonrpc::envelope;
 use rpc::security::{Resource, Target};
 use rpc::server::Connection;
@@ -40,7 +40,7 @@ use crate::call::ProtocolError;
 use crate::server::{Caller, Incoming, McpServer, ReadParams, Reply, Status};
 use headers::{McpHeaders, Mirrored};
 use negotiate::{accepted_found, is_json_content};
-use response::{HttpResponse, to_http};
+use response::{HttpResponse, to_http, to_http_with};
 
 /// The MCP endpoint of one API group over Streamable HTTP, a
 /// `tower::Service`. Mount it at a prefix such as `/mcp`; it serves `/v1`,
@@ -48,7 +48,16 @@ use response::{HttpResponse, to_http};
 #[derive(Clone)]
 pub struct McpEndpoint {
     pub(crate) server: McpServer,
-    pub(crate) security: Security,
+    /// What the HTTP edge adds to the server: one reference count per clone.
+    pub(crate) edge: Arc<Edge>,
+}
+
+/// The endpoint's HTTP side.
+pub(crate) struct Edge {
+    /// Tokens, allowed hosts, CORS.
+    pub security: Security,
+    /// The headers of a JSON answer in each language, built once.
+    pub json_headers: JsonHeaders,
 }
 
 impl std::fmt::Debug for McpEndpoint {
@@ -94,7 +103,7 @@ impl McpEndpoint {
     /// Tokens, allowed hosts and CORS of the endpoint (with what the
     /// settings added).
     pub fn security(&self) -> &Security {
-        &self.security
+        &self.edge.security
     }
 
     /// The translations the endpoint's texts come from (and its languages).
@@ -151,7 +160,7 @@ impl McpEndpoint {
             // Every header read below found in one pass (no lookup by name).
             let found = McpHeaders::scan(&parts.headers);
             if let Err(why) =
-                this.security.check_scanned_hosts(original_uri_of(&parts.uri, &parts.extensions), &found.common)
+                this.edge.security.check_scanned_hosts(original_uri_of(&parts.uri, &parts.extensions), &found.common)
             {
                 tracing::debug!(%why, "refused by DNS-rebinding protection");
                 return error(StatusCode::FORBIDDEN, &invalid(why.message()));
@@ -171,7 +180,7 @@ impl McpEndpoint {
             }
             let group = Some(inner.group.as_str());
             let served = version_from_path(path)
-                .filter(|v| this.security.is_available(group, *v))
+                .filter(|v| this.edge.security.is_available(group, *v))
                 .filter(|v| inner.tools.version(*v).is_some());
             let Some(version) = served else {
                 let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
@@ -187,7 +196,7 @@ impl McpEndpoint {
             #[cfg(not(feature = "docs"))]
             let page = false;
             let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
-            if this.security.is_open_to(&parts.method) {
+            if this.edge.security.is_open_to(&parts.method) {
                 // No CORS, no preflight, no access policy: the guard would hand
                 // the request on as it is, so it is not built (nor its future).
                 // Written out rather than through the guard's handler closure:
@@ -200,7 +209,7 @@ impl McpEndpoint {
             }
             // Boxed: the common path's future does not hold the guard's.
             let request = Request::from_parts(parts, body);
-            Box::pin(this.security.guard(request, target, |request, identity| async move {
+            Box::pin(this.edge.security.guard(request, target, |request, identity| async move {
                 if page {
                     return this.page(version, &request);
                 }
@@ -253,8 +262,9 @@ impl McpEndpoint {
         let caller = Caller { identity, language, client };
         let connection = connection.as_ref();
         let mut response = match parts.method {
+            // It marks its answers itself (most of them with headers built once).
             HttpMethod::POST => {
-                rpc::future::in_box(|| self.post(version, parts, body, caller, connection, found)).await
+                return rpc::future::in_box(|| self.post(version, parts, body, caller, connection, found)).await;
             }
             HttpMethod::DELETE if eras.handshake() => Box::pin(self.delete(version, found, caller)).await,
             HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
@@ -281,25 +291,33 @@ impl McpEndpoint {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
+        let language = caller.language;
+        let translations = &self.server.inner.translations;
+        // The answers built here carry their language as every other does.
+        let refuse = |status, error_: &ProtocolError| {
+            let mut response = error(status, error_);
+            translations.mark_response(response.headers_mut(), language);
+            response
+        };
         if !is_json_content(found.common.content_type.first) {
-            return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &invalid("Content-Type must be application/json"));
+            return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, &invalid("Content-Type must be application/json"));
         }
         let declared = found.common.declared_length();
         let bytes = match read_declared(declared, body, self.server.max_message_bytes()).await {
             Ok(bytes) => bytes,
             Err(ReadError::TooLarge { limit }) => {
-                return error(StatusCode::PAYLOAD_TOO_LARGE, &invalid(format!("request body exceeds {limit} bytes")));
+                return refuse(StatusCode::PAYLOAD_TOO_LARGE, &invalid(format!("request body exceeds {limit} bytes")));
             }
-            Err(ReadError::Io(e)) => return error(StatusCode::BAD_REQUEST, &invalid(format!("unreadable body: {e}"))),
+            Err(ReadError::Io(e)) => return refuse(StatusCode::BAD_REQUEST, &invalid(format!("unreadable body: {e}"))),
             Err(ReadError::TimedOut) => {
-                return error(StatusCode::REQUEST_TIMEOUT, &invalid("request body not received in time"));
+                return refuse(StatusCode::REQUEST_TIMEOUT, &invalid("request body not received in time"));
             }
         };
         let body = match self.server.parse(&bytes) {
             Ok(body) => body,
             Err(e) => {
                 let env = self.server.inner.executor.environment();
-                return error(StatusCode::BAD_REQUEST, &ProtocolError::from_rpc(&e, env));
+                return refuse(StatusCode::BAD_REQUEST, &ProtocolError::from_rpc(&e, env));
             }
         };
         let accepts = accepted_found(found.common.accept, &parts.headers);
@@ -320,10 +338,16 @@ impl McpEndpoint {
             closing: connection.map(|c| c.draining().receiver()),
         };
         let reply = self.server.handle(&incoming).await;
-        let security = &self.security;
-        to_http(&self.server, reply, accepts, |needed| {
-            identity.as_deref().and_then(|identity| security.insufficient_scope(identity, needed))
-        })
+        let edge = &*self.edge;
+        let challenge = |needed: &[&str]| {
+            identity.as_deref().and_then(|identity| edge.security.insufficient_scope(identity, needed))
+        };
+        let json_headers = Some(edge.json_headers.get(language));
+        let (mut response, marked) = to_http_with(&self.server, reply, accepts, challenge, json_headers);
+        if !marked {
+            translations.mark_response(response.headers_mut(), language);
+        }
+        response
     }
 
     /// `GET` of a session: its own stream of notifications.

@@ -3,8 +3,8 @@
 //! an SSE body for a stream, the session header `initialize` sets; the
 //! after-response work runs once the body is sent.
 
-use http::{HeaderValue, Response, StatusCode, header};
-use rpc::server::body::{ResponseBody, full, json_response, notify_when_sent, status_response};
+use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use rpc::server::body::{ResponseBody, full, json_response, json_response_with, notify_when_sent, status_response};
 
 use super::headers::SESSION_HEADER;
 use super::sse;
@@ -35,17 +35,31 @@ pub(crate) fn to_http(
     accepts: Accepts,
     challenge: impl FnOnce(&[&str]) -> Option<HeaderValue>,
 ) -> HttpResponse {
+    to_http_with(server, reply, accepts, challenge, None).0
+}
+
+/// [`to_http`], a JSON answer taking `json_headers` (its `Content-Type` and
+/// language headers, built once) when given: then `true` with the response.
+pub(crate) fn to_http_with(
+    server: &McpServer,
+    reply: Reply,
+    accepts: Accepts,
+    challenge: impl FnOnce(&[&str]) -> Option<HeaderValue>,
+    json_headers: Option<&HeaderMap>,
+) -> (HttpResponse, bool) {
     match reply {
-        Reply::Accepted => status_response(StatusCode::ACCEPTED),
-        Reply::Stream(stream) => sse::response(sse::body(stream)),
+        Reply::Accepted => (status_response(StatusCode::ACCEPTED), false),
+        Reply::Stream(stream) => (sse::response(sse::body(stream)), false),
         Reply::Message(message) => {
             let status = status_code(message.status);
-            let mut response = if message.negotiable && !accepts.json && accepts.stream {
+            let (mut response, with_headers) = if message.negotiable && !accepts.json && accepts.stream {
                 let mut response = sse::response(full(sse::events(&message.body)));
                 *response.status_mut() = status;
-                response
+                (response, false)
+            } else if let Some(headers) = json_headers {
+                (json_response_with(status, message.body, headers.clone()), true)
             } else {
-                json_response(status, message.body)
+                (json_response(status, message.body), false)
             };
             if let Some(id) = message.session
                 && let Ok(value) = HeaderValue::from_str(&id)
@@ -59,7 +73,7 @@ pub(crate) fn to_http(
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
             }
             notify_when_sent(&mut response, &server.inner.executor, message.executions);
-            response
+            (response, with_headers)
         }
     }
 }

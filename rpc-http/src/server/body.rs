@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Empty, Full};
@@ -35,6 +35,15 @@ pub fn json_response(status: StatusCode, body: impl Into<Bytes>) -> Response<Res
     let mut response = Response::new(full(body));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A response with `status`, a JSON body and `headers` (which name its
+/// `Content-Type`: see [`JsonHeaders`](crate::i18n::JsonHeaders)).
+pub fn json_response_with(status: StatusCode, body: impl Into<Bytes>, headers: HeaderMap) -> Response<ResponseBody> {
+    let mut response = Response::new(full(body));
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
     response
 }
 
