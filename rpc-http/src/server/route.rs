@@ -77,8 +77,17 @@ pub fn inner_path<B: 'static>(request: &Request<B>) -> &str {
 /// [`inner_path`] of a request split into its target and its body.
 pub fn inner_path_from<'a, B: 'static>(uri: &'a Uri, body: &B) -> &'a str {
     match (body as &dyn Any).downcast_ref::<super::RequestBody>().map(super::RequestBody::mount) {
-        Some(mount) if mount > 0 => super::router::below(uri.path(), mount),
+        Some(mount) if mount > 0 => below(uri.path(), mount),
         _ => uri.path(),
+    }
+}
+
+/// The part of `path` below a mount prefix `mount` bytes long: `/` when
+/// nothing is left.
+pub(crate) fn below(path: &str, mount: usize) -> &str {
+    match path.get(mount..) {
+        Some("") | None => "/",
+        Some(rest) => rest,
     }
 }
 

@@ -31,7 +31,7 @@ use super::connection::Connection;
 use super::ready_call::call_ready;
 pub use super::request_body::RequestBody;
 use super::request_body::{Routed, is_reader, take_carried};
-use super::route::OriginalUri;
+use super::route::{OriginalUri, below};
 
 type RouteFuture = Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>;
 
@@ -196,15 +196,6 @@ where
             parts.extensions.insert(connection);
         }
         (mounted.route)(Request::from_parts(parts, RequestBody::from(body)))
-    }
-}
-
-/// The part of `path` below a mount prefix `mount` bytes long: `/` when
-/// nothing is left.
-pub(crate) fn below(path: &str, mount: usize) -> &str {
-    match path.get(mount..) {
-        Some("") | None => "/",
-        Some(rest) => rest,
     }
 }
 
