@@ -4,21 +4,15 @@
 //! under the prefix, with the prefix in every URL they publish, and paths
 //! that only look like the prefix are not theirs.
 
-use e2e_tests::{TestServer, post_json};
+use e2e_tests::modern_mcp::Modern;
+use e2e_tests::{TestServer, get_json, post_json};
 use rpc::server::Router;
 use rpc::{Environment, Security};
-use serde_json::{Value, json};
+use serde_json::json;
 
 async fn nested() -> TestServer {
     let catalog = catalog::app_with(Environment::Dev, Security::new()).expect("the catalog builds");
     TestServer::start(Router::new().nest("/api", catalog)).await
-}
-
-async fn get(url: &str) -> (u16, Value) {
-    let response = reqwest::get(url).await.expect("GET sent");
-    let status = response.status().as_u16();
-    let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
 #[tokio::test]
@@ -36,10 +30,10 @@ async fn json_rpc_openrpc_and_postman_under_the_prefix() {
     let (status, v2) =
         post_json(&server.url("/api/rpc/v2"), r#"{"jsonrpc":"2.0","id":2,"method":"Catalog.count"}"#).await;
     assert_eq!((status, &v2["result"]), (200, &json!(100)), "{v2}");
-    let (status, document) = get(&server.url("/api/rpc/v2")).await;
+    let (status, document) = get_json(&server.url("/api/rpc/v2")).await;
     assert_eq!(status, 200);
     assert_eq!(document["servers"][0]["url"], server.url("/api/rpc/v2"), "the whole path, prefix included");
-    let (status, collection) = get(&server.url("/api/rpc/v2/postman")).await;
+    let (status, collection) = get_json(&server.url("/api/rpc/v2/postman")).await;
     assert_eq!(status, 200, "{collection}");
     let raw = collection["item"][0]["request"]["url"]["raw"].as_str().unwrap_or_default().to_owned();
     assert_eq!(raw, "{{baseUrl}}/api/rpc/v2", "the mount path found below the prefixes");
@@ -48,25 +42,8 @@ async fn json_rpc_openrpc_and_postman_under_the_prefix() {
 #[tokio::test]
 async fn mcp_under_the_prefix_in_both_eras() {
     let server = nested().await;
-    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "Catalog.get", "arguments": {"id": 7},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {},
-                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
-    let reply: Value = reqwest::Client::new()
-        .post(server.url("/api/mcp/v1"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "Catalog.get")
-        .body(call.to_string())
-        .send()
-        .await
-        .expect("POST sent")
-        .json()
-        .await
-        .expect("a JSON reply");
+    let reply = Modern::new(server.url("/api/mcp/v1")).tool("Catalog.get", json!({"id": 7})).await;
+    let reply = reply.json;
     assert_eq!(reply["result"]["structuredContent"]["result"], json!({"id": 7, "name": "n7"}), "{reply}");
     let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let response = reqwest::Client::new()
