@@ -208,63 +208,75 @@ impl<'a> Arguments<'a> {
 
 /// Runs `tool` (looked up by `name`; `None`: there is none) with
 /// `arguments`; the method gets `context`.
-pub async fn call_tool(
-    executor: &Executor,
-    tool: Option<&Tool>,
-    target: CallTarget<'_>,
-    name: &str,
-    arguments: Arguments<'_>,
+#[allow(clippy::manual_async_fn, reason = "an async fn's future would hold its arguments twice")]
+pub fn call_tool<'a>(
+    executor: &'a Executor,
+    tool: Option<&'a Tool>,
+    target: CallTarget<'a>,
+    name: &'a str,
+    arguments: Arguments<'a>,
     context: Context,
-) -> CallOutcome {
-    let env = executor.environment();
-    let refuse = async |rpc: RpcError, e: ProtocolError| {
-        executor.report_refusal(name, target.version, Transport::Mcp, context.identity(), &rpc).await;
-        CallOutcome { result: Err(e), execution: None }
-    };
-    let Some(tool) = tool else {
-        let error = RpcError::invalid_params(format!("Unknown tool: {name}"));
-        let protocol = ProtocolError::from_rpc(&error, env);
-        return refuse(error, protocol).await;
-    };
-    let required = tool.method.descriptor().tool.requires_client;
-    let missing: Vec<&str> = required.iter().copied().filter(|c| !context.client_has(c)).collect();
-    if !missing.is_empty() {
-        let protocol = ProtocolError::missing_capabilities(&missing);
-        let error = RpcError::new(protocol.code, format!("the client lacks capabilities: {}", missing.join(", ")));
-        return refuse(error, protocol).await;
-    }
+) -> impl Future<Output = CallOutcome> + Send + 'a {
+    // An `async` block, not an `async fn`, which would copy its arguments
+    // into locals (its future, inside every caller's, holding them twice);
+    // the call is built inside the expression that hands it to the
+    // executor, so that its storage is not kept beside the executor's
+    // future.
     let mut arguments = arguments;
-    // Set in place: a builder call moves the whole call (hundreds of bytes)
-    // in and out.
-    let mut call = match &mut arguments {
-        Arguments::Read(map) => Call::new(name, target.version, Params::Named(std::mem::take(map))),
-        Arguments::Raw(raw) => {
-            let mut call = Call::new(name, target.version, Params::None);
-            call.raw_named = Some(&**raw);
-            call
+    async move {
+        let env = executor.environment();
+        let refuse = async |rpc: RpcError, e: ProtocolError| {
+            executor.report_refusal(name, target.version, Transport::Mcp, context.identity(), &rpc).await;
+            CallOutcome { result: Err(e), execution: None }
+        };
+        let Some(tool) = tool else {
+            let error = RpcError::invalid_params(format!("Unknown tool: {name}"));
+            let protocol = ProtocolError::from_rpc(&error, env);
+            return refuse(error, protocol).await;
+        };
+        let required = tool.method.descriptor().tool.requires_client;
+        let missing: Vec<&str> = required.iter().copied().filter(|c| !context.client_has(c)).collect();
+        if !missing.is_empty() {
+            let protocol = ProtocolError::missing_capabilities(&missing);
+            let error = RpcError::new(protocol.code, format!("the client lacks capabilities: {}", missing.join(", ")));
+            return refuse(error, protocol).await;
         }
-    };
-    call.resolved = Some(Arc::clone(&tool.method));
-    call.scope = Some(target.group);
-    call.transport = Transport::Mcp;
-    (call.metered, call.peer) = (true, target.peer);
-    call.input_bytes = target.input_bytes;
-    call.context = Some(context);
-    let execution = executor.execute(call).await;
-    let result = match (&execution.result, execution.stage) {
-        (Ok(value), _) => Ok(success(tool, value, target)),
-        (Err(e), Stage::Lookup | Stage::Access | Stage::RateLimit) => Err(ProtocolError::from_rpc(e, env)),
-        (Err(e), Stage::Validation) => match target.invalid_arguments {
-            InvalidArguments::ProtocolError => Err(ProtocolError::from_rpc(e, env)),
-            InvalidArguments::ToolError => Ok(tool_error(e, env, target)),
-        },
-        (Err(e), _) if target.task && e.code() == rpc::error::code::INTERNAL_ERROR => {
-            Err(ProtocolError::from_rpc(e, env))
-        }
-        // The method ran, or something around it refused it: a tool error the model can read.
-        (Err(e), _) => Ok(tool_error(e, env, target)),
-    };
-    CallOutcome { result, execution: Some(execution) }
+        let execution = executor
+            .execute({
+                // Set in place: a builder call moves the whole call (hundreds
+                // of bytes) in and out.
+                let mut call = match &mut arguments {
+                    Arguments::Read(map) => Call::new(name, target.version, Params::Named(std::mem::take(map))),
+                    Arguments::Raw(raw) => {
+                        let mut call = Call::new(name, target.version, Params::None);
+                        call.raw_named = Some(&**raw);
+                        call
+                    }
+                };
+                call.resolved = Some(Arc::clone(&tool.method));
+                call.scope = Some(target.group);
+                call.transport = Transport::Mcp;
+                (call.metered, call.peer) = (true, target.peer);
+                call.input_bytes = target.input_bytes;
+                call.context = Some(context);
+                call
+            })
+            .await;
+        let result = match (&execution.result, execution.stage) {
+            (Ok(value), _) => Ok(success(tool, value, target)),
+            (Err(e), Stage::Lookup | Stage::Access | Stage::RateLimit) => Err(ProtocolError::from_rpc(e, env)),
+            (Err(e), Stage::Validation) => match target.invalid_arguments {
+                InvalidArguments::ProtocolError => Err(ProtocolError::from_rpc(e, env)),
+                InvalidArguments::ToolError => Ok(tool_error(e, env, target)),
+            },
+            (Err(e), _) if target.task && e.code() == rpc::error::code::INTERNAL_ERROR => {
+                Err(ProtocolError::from_rpc(e, env))
+            }
+            // The method ran, or something around it refused it: a tool error the model can read.
+            (Err(e), _) => Ok(tool_error(e, env, target)),
+        };
+        CallOutcome { result, execution: Some(execution) }
+    }
 }
 
 /// Closes a result object: `}` or, in 2026-07-28, the stateless fields first.

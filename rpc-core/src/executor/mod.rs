@@ -230,175 +230,190 @@ impl Executor {
     }
 
     /// Executes one call.
-    pub async fn execute(&self, mut call: Call<'_>) -> Execution {
-        if call.metered
-            && self.shared.rates.calls.is_some()
-            && let Some(wait) = self.throttle(RateKind::Calls, call.caller(), call.peer).await
-        {
-            let error = RpcError::rate_limited("calls", wait);
-            return self.fail(&call, None, None, Stage::RateLimit, error).await;
-        }
-        let renamed = match self.shared.listeners.watch_requests() {
-            false => None,
-            true => {
-                // Listeners see the parameters read.
-                if let Some(raw) = call.raw_named.take() {
-                    match cpu_bound(call.input_bytes, || read_named(raw)) {
-                        Ok(params) => call.params = params,
+    #[allow(clippy::manual_async_fn, reason = "an async fn's future would hold the call twice")]
+    pub fn execute(&self, mut call: Call<'_>) -> impl Future<Output = Execution> + Send {
+        // An `async` block, not an `async fn`: an `async fn` copies its
+        // arguments into locals, and its future (inside every caller's)
+        // would hold the 280-byte call twice.
+        async move {
+            if call.metered
+                && self.shared.rates.calls.is_some()
+                && let Some(wait) = self.throttle(RateKind::Calls, call.caller(), call.peer).await
+            {
+                let error = RpcError::rate_limited("calls", wait);
+                return self.fail(&call, None, None, Stage::RateLimit, error).await;
+            }
+            let renamed = match self.shared.listeners.watch_requests() {
+                false => None,
+                true => {
+                    // Listeners see the parameters read.
+                    if let Some(raw) = call.raw_named.take() {
+                        match cpu_bound(call.input_bytes, || read_named(raw)) {
+                            Ok(params) => call.params = params,
+                            Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
+                        }
+                    }
+                    match self.on_request(&mut call).await {
+                        Ok(renamed) => renamed,
                         Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
                     }
                 }
-                match self.on_request(&mut call).await {
-                    Ok(renamed) => renamed,
-                    Err(e) => return self.fail(&call, None, None, Stage::Request, e).await,
+            };
+            let name = renamed.as_deref().unwrap_or(call.method);
+            let found = match call.resolved.take() {
+                Some(method) if renamed.is_none() => Some(method),
+                _ => self.shared.registry.method(call.version, name, call.scope).cloned(),
+            };
+            let Some(method) = found else {
+                let error = RpcError::method_not_found(name);
+                return self.fail(&call, None, None, Stage::Lookup, error).await;
+            };
+            let scopes = method.descriptor().scopes;
+            if !scopes.is_empty() {
+                let missing = call.caller().map(|identity| identity.missing(scopes)).unwrap_or_default();
+                if !missing.is_empty() {
+                    let error = RpcError::insufficient_scope(method.name(), &missing);
+                    return self.fail(&call, Some(method), None, Stage::Access, error).await;
                 }
             }
-        };
-        let name = renamed.as_deref().unwrap_or(call.method);
-        let found = match call.resolved.take() {
-            Some(method) if renamed.is_none() => Some(method),
-            _ => self.shared.registry.method(call.version, name, call.scope).cloned(),
-        };
-        let Some(method) = found else {
-            let error = RpcError::method_not_found(name);
-            return self.fail(&call, None, None, Stage::Lookup, error).await;
-        };
-        let scopes = method.descriptor().scopes;
-        if !scopes.is_empty() {
-            let missing = call.caller().map(|identity| identity.missing(scopes)).unwrap_or_default();
-            if !missing.is_empty() {
-                let error = RpcError::insufficient_scope(method.name(), &missing);
-                return self.fail(&call, Some(method), None, Stage::Access, error).await;
-            }
-        }
-        let descriptor = method.descriptor();
-        let policy = descriptor.cache.filter(|policy| policy.applies_in(self.shared.env));
-        let raw = call.raw_named.take();
-        // Raw text this method and caller sent before: its slot, unread.
-        let mut remembered = None;
-        if let (Some(raw), Some(_), false) = (raw, &policy, call.ignore_cache) {
-            let subject = call.caller().map(|identity| identity.subject.as_str());
-            let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
-            if let Some(slot) = self.shared.raw_slots.get(&key) {
-                match self.cache_lookup(&slot, false).await {
-                    Lookup::Hit(hit) => {
-                        return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+            let descriptor = method.descriptor();
+            let policy = descriptor.cache.filter(|policy| policy.applies_in(self.shared.env));
+            let raw = call.raw_named.take();
+            // Raw text this method and caller sent before: its slot, unread.
+            let mut remembered = None;
+            if let (Some(raw), Some(_), false) = (raw, &policy, call.ignore_cache) {
+                let subject = call.caller().map(|identity| identity.subject.as_str());
+                let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
+                if let Some(slot) = self.shared.raw_slots.get(&key) {
+                    match self.cache_lookup(&slot, false).await {
+                        Lookup::Hit(hit) => {
+                            return Execution {
+                                method: Some(method),
+                                result: Ok(hit),
+                                stage: Stage::Cache,
+                                record: None,
+                            };
+                        }
+                        Lookup::Miss(current) => remembered = Some((slot, current)),
                     }
-                    Lookup::Miss(current) => remembered = Some((slot, current)),
                 }
             }
-        }
-        let params = match raw {
-            Some(raw) => match cpu_bound(call.input_bytes, || read_named(raw)) {
+            let params = match raw {
+                Some(raw) => match cpu_bound(call.input_bytes, || read_named(raw)) {
+                    Ok(params) => params,
+                    Err(e) => return self.fail(&call, Some(method), None, Stage::Validation, e).await,
+                },
+                None => std::mem::take(&mut call.params),
+            };
+            let params = match cpu_bound(call.input_bytes, || bind_and_validate(&method, params)) {
                 Ok(params) => params,
-                Err(e) => return self.fail(&call, Some(method), None, Stage::Validation, e).await,
-            },
-            None => std::mem::take(&mut call.params),
-        };
-        let params = match cpu_bound(call.input_bytes, || bind_and_validate(&method, params)) {
-            Ok(params) => params,
-            Err((e, bound)) => return self.fail(&call, Some(method), bound.as_ref(), Stage::Validation, e).await,
-        };
+                Err((e, bound)) => return self.fail(&call, Some(method), bound.as_ref(), Stage::Validation, e).await,
+            };
 
-        let context = match call.context.take() {
-            Some(context) if call.identity.is_some() => context.with_identity(call.identity.take()),
-            Some(context) => context,
-            None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
-        };
-        let mut stamp = None;
-        let cache_slot = match (remembered, policy) {
-            (Some((slot, current)), _) => {
-                stamp = current;
-                Some(slot)
-            }
-            (None, None) => None,
-            (None, Some(policy)) => {
-                // Hashing large arguments is CPU work like validating them.
-                let slot = Arc::new(cpu_bound(call.input_bytes, || {
-                    CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
-                }));
-                if let Some(raw) = raw {
-                    // The caller now speaks through the context (the same identity).
-                    let subject = context.identity().map(|identity| identity.subject.as_str());
-                    let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
-                    self.shared.raw_slots.remember(&key, Arc::clone(&slot));
+            let context = match call.context.take() {
+                Some(context) if call.identity.is_some() => context.with_identity(call.identity.take()),
+                Some(context) => context,
+                None => Context::traced(call.transport, method.name()).with_identity(call.identity.take()),
+            };
+            let mut stamp = None;
+            let cache_slot = match (remembered, policy) {
+                (Some((slot, current)), _) => {
+                    stamp = current;
+                    Some(slot)
                 }
-                match self.cache_lookup(&slot, call.ignore_cache).await {
-                    Lookup::Hit(hit) => {
-                        return Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None };
+                (None, None) => None,
+                (None, Some(policy)) => {
+                    // Hashing large arguments is CPU work like validating them.
+                    let slot = Arc::new(cpu_bound(call.input_bytes, || {
+                        CacheSlot::new(self, &method, call.version, &policy, &params, context.identity())
+                    }));
+                    if let Some(raw) = raw {
+                        // The caller now speaks through the context (the same identity).
+                        let subject = context.identity().map(|identity| identity.subject.as_str());
+                        let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
+                        self.shared.raw_slots.remember(&key, Arc::clone(&slot));
                     }
-                    Lookup::Miss(current) => stamp = current,
+                    match self.cache_lookup(&slot, call.ignore_cache).await {
+                        Lookup::Hit(hit) => {
+                            return Execution {
+                                method: Some(method),
+                                result: Ok(hit),
+                                stage: Stage::Cache,
+                                record: None,
+                            };
+                        }
+                        Lookup::Miss(current) => stamp = current,
+                    }
+                    Some(slot)
                 }
-                Some(slot)
+            };
+            let needs_record = !self.shared.listeners.is_empty() || !descriptor.invalidates.is_empty();
+            let record = needs_record.then(|| CallInfo {
+                id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
+                method: method.clone(),
+                version: call.version,
+                transport: call.transport,
+                params: params.clone(),
+                identity: context.identity_arc().cloned(),
+            });
+            if let Some(info) = &record
+                && let Err(e) = self.shared.listeners.before_execute(info).await
+            {
+                return self.refused(&call, method, info, Stage::Hooks, e).await;
             }
-        };
-        let needs_record = !self.shared.listeners.is_empty() || !descriptor.invalidates.is_empty();
-        let record = needs_record.then(|| CallInfo {
-            id: CALL_IDS.fetch_add(1, Ordering::Relaxed),
-            method: method.clone(),
-            version: call.version,
-            transport: call.transport,
-            params: params.clone(),
-            identity: context.identity_arc().cloned(),
-        });
-        if let Some(info) = &record
-            && let Err(e) = self.shared.listeners.before_execute(info).await
-        {
-            return self.refused(&call, method, info, Stage::Hooks, e).await;
-        }
-        let lock = match descriptor.lock {
-            Some(policy) => {
-                let keyed_by = policy.param.map(|p| params.get(p).unwrap_or(&Value::Null));
-                let key = keys::lock_key(method.name(), keyed_by);
-                let owner = lock::owner_token();
-                let ttl = Duration::from_secs(policy.ttl_secs.max(1));
-                match self.shared.stores.locks.acquire(&key, &owner, ttl).await {
-                    Ok(true) => Some(lock::LockGuard::new(self.shared.stores.locks.clone(), key, owner)),
-                    taken => {
-                        let error = match taken {
-                            Err(e) => {
-                                RpcError::internal(format!("the lock store failed: {e}")).with_kind("rpc::LockStore")
-                            }
-                            _ => RpcError::locked(method.name()),
-                        };
-                        return match &record {
-                            Some(info) => self.refused(&call, method.clone(), info, Stage::Lock, error).await,
-                            None => self.fail(&call, Some(method), Some(&params), Stage::Lock, error).await,
-                        };
+            let lock = match descriptor.lock {
+                Some(policy) => {
+                    let keyed_by = policy.param.map(|p| params.get(p).unwrap_or(&Value::Null));
+                    let key = keys::lock_key(method.name(), keyed_by);
+                    let owner = lock::owner_token();
+                    let ttl = Duration::from_secs(policy.ttl_secs.max(1));
+                    match self.shared.stores.locks.acquire(&key, &owner, ttl).await {
+                        Ok(true) => Some(lock::LockGuard::new(self.shared.stores.locks.clone(), key, owner)),
+                        taken => {
+                            let error = match taken {
+                                Err(e) => RpcError::internal(format!("the lock store failed: {e}"))
+                                    .with_kind("rpc::LockStore"),
+                                _ => RpcError::locked(method.name()),
+                            };
+                            return match &record {
+                                Some(info) => self.refused(&call, method.clone(), info, Stage::Lock, error).await,
+                                None => self.fail(&call, Some(method), Some(&params), Stage::Lock, error).await,
+                            };
+                        }
                     }
                 }
-            }
-            None => None,
-        };
-        // Without a record (no listeners), an error is only logged: the
-        // parameters are rendered now, cut short, as the method takes them.
-        let shown = match &record {
-            None if tracing::enabled!(tracing::Level::INFO) => Some(Shown::of(&params)),
-            _ => None,
-        };
+                None => None,
+            };
+            // Without a record (no listeners), an error is only logged: the
+            // parameters are rendered now, cut short, as the method takes them.
+            let shown = match &record {
+                None if tracing::enabled!(tracing::Level::INFO) => Some(Shown::of(&params)),
+                _ => None,
+            };
 
-        // The method may use the cache from code (`ctx.cache()`); cached
-        // results returned above never pay for the handle.
-        let context = context.with_cache(self.shared.clone());
-        let mut result = invoke(&method, params, &context, call.timeout).await;
-        if let Some(lock) = lock {
-            lock.release().await;
-        }
-        if let (Some(slot), Ok(value)) = (&cache_slot, &result) {
-            self.cache_store(slot, stamp.as_deref(), value).await;
-        }
-        if let Some(info) = &record {
-            self.shared.listeners.after_execute(info, &result).await;
-            self.shared.listeners.before_response(info, &mut result).await;
-        }
-        if let Err(e) = &result {
-            match &record {
-                Some(info) => self.report(&call, method.name(), Some(&info.params), Stage::Method, e).await,
-                None => log_error(method.name(), shown.as_ref().map(Shown::text).as_deref(), Stage::Method, e),
+            // The method may use the cache from code (`ctx.cache()`); cached
+            // results returned above never pay for the handle.
+            let context = context.with_cache(self.shared.clone());
+            let mut result = invoke(&method, params, &context, call.timeout).await;
+            if let Some(lock) = lock {
+                lock.release().await;
             }
+            if let (Some(slot), Ok(value)) = (&cache_slot, &result) {
+                self.cache_store(slot, stamp.as_deref(), value).await;
+            }
+            if let Some(info) = &record {
+                self.shared.listeners.after_execute(info, &result).await;
+                self.shared.listeners.before_response(info, &mut result).await;
+            }
+            if let Err(e) = &result {
+                match &record {
+                    Some(info) => self.report(&call, method.name(), Some(&info.params), Stage::Method, e).await,
+                    None => log_error(method.name(), shown.as_ref().map(Shown::text).as_deref(), Stage::Method, e),
+                }
+            }
+            let record = record.filter(|_| result.is_ok());
+            Execution { method: Some(method), result, stage: Stage::Method, record }
         }
-        let record = record.filter(|_| result.is_ok());
-        Execution { method: Some(method), result, stage: Stage::Method, record }
     }
 
     /// Runs the `on_request` listeners; the new method name if one changed it.
