@@ -61,6 +61,11 @@ pub struct Execution {
 }
 
 impl Execution {
+    /// A call answered from the cache: nothing to do after the response.
+    fn cached(method: Arc<Method>, hit: Box<RawValue>) -> Self {
+        Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None }
+    }
+
     /// Whether [`Executor::response_sent`] has something to do for this
     /// execution: a transport may skip waiting for the response to be sent.
     pub fn wants_response_sent(&self) -> bool {
@@ -286,14 +291,7 @@ impl Executor {
                 let key = TextKey { method: &method, version: call.version, subject, text: raw.get() };
                 if let Some(slot) = self.shared.raw_slots.get(&key) {
                     match self.cache_lookup(&slot, false).await {
-                        Lookup::Hit(hit) => {
-                            return Execution {
-                                method: Some(method),
-                                result: Ok(hit),
-                                stage: Stage::Cache,
-                                record: None,
-                            };
-                        }
+                        Lookup::Hit(hit) => return Execution::cached(method, hit),
                         Lookup::Miss(current) => remembered = Some((slot, current)),
                     }
                 }
@@ -334,14 +332,7 @@ impl Executor {
                         self.shared.raw_slots.remember(&key, Arc::clone(&slot));
                     }
                     match self.cache_lookup(&slot, call.ignore_cache).await {
-                        Lookup::Hit(hit) => {
-                            return Execution {
-                                method: Some(method),
-                                result: Ok(hit),
-                                stage: Stage::Cache,
-                                record: None,
-                            };
-                        }
+                        Lookup::Hit(hit) => return Execution::cached(method, hit),
                         Lookup::Miss(current) => stamp = current,
                     }
                     Some(slot)
