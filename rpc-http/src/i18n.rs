@@ -16,9 +16,7 @@ const MAX_HEADER: usize = 512;
 pub trait LanguageHeaders {
     /// The language to answer a request with `headers` in.
     fn negotiate(&self, headers: &HeaderMap) -> Language {
-        let mut found = Found::default();
-        headers.get_all(ACCEPT_LANGUAGE).iter().for_each(|value| found.note(value));
-        self.negotiate_found(found)
+        self.negotiate_found(Found::of(headers, ACCEPT_LANGUAGE))
     }
 
     /// [`negotiate`](Self::negotiate) with the request's `Accept-Language`
@@ -33,16 +31,6 @@ pub trait LanguageHeaders {
 }
 
 impl LanguageHeaders for Translations {
-    fn negotiate(&self, headers: &HeaderMap) -> Language {
-        // One language: nothing to look up.
-        if self.languages().len() < 2 {
-            return Language::DEFAULT;
-        }
-        let mut found = Found::default();
-        headers.get_all(ACCEPT_LANGUAGE).iter().for_each(|value| found.note(value));
-        self.negotiate_found(found)
-    }
-
     fn negotiate_found(&self, accept_language: Found<'_>) -> Language {
         if self.languages().len() < 2 {
             return Language::DEFAULT;

@@ -12,9 +12,7 @@ use crate::server::Accepts;
 /// ([`Accepts::json`]) and `text/event-stream` ([`Accepts::stream`]); no
 /// header: JSON only; `*/*`: both.
 pub fn accepted(headers: &HeaderMap) -> Accepts {
-    let mut accept = Found::default();
-    headers.get_all(ACCEPT).iter().for_each(|value| accept.note(value));
-    accepted_found(accept, headers)
+    accepted_found(Found::of(headers, ACCEPT), headers)
 }
 
 /// [`accepted`] with the request's `Accept` as a scan found it (`headers`

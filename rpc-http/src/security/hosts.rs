@@ -18,7 +18,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use http::header::{HOST, ORIGIN};
 use http::uri::Authority;
-use http::{HeaderMap, HeaderName, HeaderValue, Uri};
+use http::{HeaderMap, HeaderValue, Uri};
 
 use crate::server::request_headers::Found;
 
@@ -143,7 +143,7 @@ impl HostPolicy {
         headers: &HeaderMap,
         extra_origin: impl Fn(&HeaderValue) -> bool,
     ) -> Result<(), HostRefusal> {
-        self.check_found(uri, found(headers, HOST), found(headers, ORIGIN), extra_origin)
+        self.check_found(uri, Found::of(headers, HOST), Found::of(headers, ORIGIN), extra_origin)
     }
 
     /// [`check`](Self::check) with the request's `Host` and `Origin` as
@@ -174,18 +174,9 @@ impl HostPolicy {
     }
 }
 
-/// Every value of `name` in `headers`, as a scan finds them.
-fn found(headers: &HeaderMap, name: HeaderName) -> Found<'_> {
-    let mut found = Found::default();
-    for value in headers.get_all(name) {
-        found.note(value);
-    }
-    found
-}
-
 /// The host name (without port) the request is addressed to.
 pub fn effective_host<'a>(uri: &'a Uri, headers: &'a HeaderMap) -> Result<&'a str, HostRefusal> {
-    effective_host_found(uri, found(headers, HOST))
+    effective_host_found(uri, Found::of(headers, HOST))
 }
 
 /// [`effective_host`] with the request's `Host` headers as found.
@@ -310,14 +301,7 @@ fn origin_host(origin: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (name, value) in pairs {
-            h.append(http::HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
-        }
-        h
-    }
+    use crate::server::request_headers::header_map as headers;
 
     fn check(policy: &HostPolicy, uri: &str, pairs: &[(&str, &str)]) -> Result<(), HostRefusal> {
         policy.check(&uri.parse().unwrap(), &headers(pairs), |_| false)

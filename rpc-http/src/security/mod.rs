@@ -25,7 +25,7 @@ mod token;
 use std::future::Future;
 use std::sync::Arc;
 
-use http::header::{ALLOW, WWW_AUTHENTICATE};
+use http::header::{ALLOW, HOST, ORIGIN, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use serde_json::json;
 
@@ -37,7 +37,7 @@ pub use token::{DEFAULT_TOKEN_HEADER, TokenError, TokenPolicy};
 
 use crate::server::body::{ResponseBody, json_response, status_response};
 use crate::server::connection::Connection;
-use crate::server::request_headers::RequestHeaders;
+use crate::server::request_headers::{Found, RequestHeaders};
 use crate::server::route::{connection_of, original_uri};
 
 /// What an endpoint routed a request to, for the access decision.
@@ -192,15 +192,19 @@ impl Security {
     /// Step 1: the DNS-rebinding check of a request (`uri` as the client
     /// sent it, before a mount prefix was stripped).
     pub fn check_hosts(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), HostRefusal> {
-        let cors = self.inner.cors.as_ref().map(|(c, _)| c);
-        self.inner.hosts.check(uri, headers, |origin| cors.is_some_and(|c| c.allows(origin)))
+        self.check_found_hosts(uri, Found::of(headers, HOST), Found::of(headers, ORIGIN))
     }
 
     /// [`check_hosts`](Self::check_hosts) with the request's headers as
     /// [`RequestHeaders::scan`] found them.
     pub fn check_scanned_hosts(&self, uri: &Uri, headers: &RequestHeaders<'_>) -> Result<(), HostRefusal> {
+        self.check_found_hosts(uri, headers.host, headers.origin)
+    }
+
+    /// The host policy's check, an origin of the CORS list passing too.
+    fn check_found_hosts(&self, uri: &Uri, host: Found<'_>, origin: Found<'_>) -> Result<(), HostRefusal> {
         let cors = self.inner.cors.as_ref().map(|(c, _)| c);
-        self.inner.hosts.check_found(uri, headers.host, headers.origin, |origin| cors.is_some_and(|c| c.allows(origin)))
+        self.inner.hosts.check_found(uri, host, origin, |origin| cors.is_some_and(|c| c.allows(origin)))
     }
 
     /// Step 2: whether `group` at `version` is switched on.

@@ -340,17 +340,8 @@ fn presented_token<'a>(headers: &'a http::HeaderMap, name: &HeaderName) -> Prese
 
 #[cfg(test)]
 mod tests {
-    use http::{HeaderMap, HeaderValue};
-
     use super::*;
-
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (name, value) in pairs {
-            h.append(HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
-        }
-        h
-    }
+    use crate::server::request_headers::header_map as headers;
 
     fn policy() -> TokenPolicy {
         TokenPolicy::new().token("s3cret").unwrap().named_token("ci", "other-token").unwrap()

@@ -22,6 +22,14 @@ pub struct Found<'h> {
 }
 
 impl<'h> Found<'h> {
+    /// Every value of `name` in `headers`, as a scan finds them (one lookup
+    /// by name, for a caller without a [`RequestHeaders`]).
+    pub fn of(headers: &'h HeaderMap, name: HeaderName) -> Self {
+        let mut found = Found::default();
+        headers.get_all(name).iter().for_each(|value| found.note(value));
+        found
+    }
+
     /// Counts one more value.
     pub fn note(&mut self, value: &'h HeaderValue) {
         if self.first.is_some() {
@@ -105,17 +113,21 @@ pub(crate) fn declared_length(value: Option<&HeaderValue>) -> Option<u64> {
     value.and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
 }
 
+/// A header map of `pairs`, in order (repeated names appended), for tests.
+#[cfg(test)]
+pub(crate) fn header_map(pairs: &[(&str, &str)]) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for (name, value) in pairs {
+        headers.append(HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
+    }
+    headers
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        for (name, value) in pairs {
-            headers.append(HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
-        }
-        headers
-    }
+    use super::header_map as map;
 
     #[test]
     fn finds_each_header_as_a_lookup_by_name_would() {
@@ -133,6 +145,8 @@ mod tests {
         let mut others = Vec::new();
         let found = RequestHeaders::scan_with(&headers, |name, value| others.push((name.clone(), value.clone())));
         for (slot, name) in [
+            (Found::of(&headers, ACCEPT), ACCEPT),
+            (Found::of(&headers, HeaderName::from_static("x-missing")), HeaderName::from_static("x-missing")),
             (found.host, HOST),
             (found.origin, ORIGIN),
             (found.content_type, CONTENT_TYPE),
