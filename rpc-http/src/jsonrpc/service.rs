@@ -248,7 +248,7 @@ impl JsonRpcService {
         inner.docs.keys().copied().filter(|v| inner.security.is_available(scope, *v)).collect()
     }
 
-    fn openrpc<B: 'static>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
+    fn openrpc<B>(&self, version: u32, request: &Request<B>) -> Response<ResponseBody> {
         let inner = &self.inner;
         let translations = &inner.translations;
         let language = translations.negotiate(request.headers());
