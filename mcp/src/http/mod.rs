@@ -176,7 +176,7 @@ impl McpEndpoint {
             if let Some((version, document)) = documents::document_path(path) {
                 // Boxed, as every path is: the endpoint's own future stays small.
                 let request = Request::from_parts(parts, body);
-                return Box::pin(documents::serve(this, version, document, request)).await;
+                return rpc::future::in_box(|| documents::serve(this, version, document, request)).await;
             }
             let group = Some(inner.group.as_str());
             let served = version_from_path(path)
@@ -209,14 +209,16 @@ impl McpEndpoint {
             }
             // Boxed: the common path's future does not hold the guard's.
             let request = Request::from_parts(parts, body);
-            Box::pin(this.edge.security.guard(request, target, |request, identity| async move {
-                if page {
-                    return this.page(version, &request);
-                }
-                let (parts, body) = request.into_parts();
-                let found = McpHeaders::scan(&parts.headers);
-                this.serve(version, &parts, body, identity, &found).await
-            }))
+            rpc::future::in_box(|| {
+                this.edge.security.guard(request, target, |request, identity| async move {
+                    if page {
+                        return this.page(version, &request);
+                    }
+                    let (parts, body) = request.into_parts();
+                    let found = McpHeaders::scan(&parts.headers);
+                    this.serve(version, &parts, body, identity, &found).await
+                })
+            })
             .await
         }
     }
@@ -266,9 +268,9 @@ impl McpEndpoint {
             HttpMethod::POST => {
                 return rpc::future::in_box(|| self.post(version, parts, body, caller, connection, found)).await;
             }
-            HttpMethod::DELETE if eras.handshake() => Box::pin(self.delete(version, found, caller)).await,
+            HttpMethod::DELETE if eras.handshake() => rpc::future::in_box(|| self.delete(version, found, caller)).await,
             HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
-                Box::pin(self.session_stream(version, &parts.headers, found, caller, connection)).await
+                rpc::future::in_box(|| self.session_stream(version, &parts.headers, found, caller, connection)).await
             }
             HttpMethod::GET | HttpMethod::DELETE if !eras.handshake() => method_not_allowed("POST, OPTIONS"),
             HttpMethod::GET => method_not_allowed("POST, DELETE, OPTIONS"),

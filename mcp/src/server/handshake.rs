@@ -220,7 +220,7 @@ async fn plain(
                     input_bytes: params::params_bytes(req),
                 };
                 // Boxed: the tools/call path keeps a small future.
-                match Box::pin(beyond_tools(inner, session, &asked, req)).await {
+                match rpc::future::in_box(|| beyond_tools(inner, session, &asked, req)).await {
                     Ok((body, executions)) => return (result_body(id, &body), executions),
                     Err(error) => Err(error),
                 }

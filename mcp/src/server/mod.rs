@@ -137,7 +137,9 @@ impl McpServer {
             }
             Body::Single(Ok(message)) if eras.handshake() => handshake::single(inner, tools, incoming, message).await,
             // Boxed: batches are rare, and their future is large.
-            Body::Batch(items) if eras.handshake() => Box::pin(handshake::batch(inner, tools, incoming, items)).await,
+            Body::Batch(items) if eras.handshake() => {
+                rpc::future::in_box(|| handshake::batch(inner, tools, incoming, items)).await
+            }
             Body::Single(Ok(Message::Response { id, .. })) => {
                 let error = invalid("this endpoint takes requests and notifications, not responses");
                 Reply::error(stateless_status(error.code), Some(id), &error)

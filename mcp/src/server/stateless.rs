@@ -220,14 +220,18 @@ pub(crate) async fn handle(
             Err(error) => fail(error),
         },
         "tools/call" => match admit::<CallParams<'_>>(request, incoming) {
-            Ok(admitted) => call(inner, tools, id, admitted, incoming).await,
+            Ok(admitted) => rpc::future::outlined(call(inner, tools, id, admitted, incoming)).await,
             Err(error) => fail(error),
         },
         // Boxed: the tools/call path keeps a small future.
-        method if methods::is_beyond_tools(method) => Box::pin(beyond_tools(inner, id, request, incoming)).await,
+        method if methods::is_beyond_tools(method) => {
+            rpc::future::in_box(|| beyond_tools(inner, id, request, incoming)).await
+        }
         "tasks/get" | "tasks/update" | "tasks/cancel" if inner.served.tasks => {
             match admit::<TaskParams<'_>>(request, incoming) {
-                Ok(admitted) => Box::pin(task_method(inner, id, &request.method, admitted, incoming)).await,
+                Ok(admitted) => {
+                    rpc::future::in_box(|| task_method(inner, id, &request.method, admitted, incoming)).await
+                }
                 Err(error) => fail(error),
             }
         }
@@ -322,7 +326,7 @@ async fn call(
         task: false,
     };
     if let Some(starts_task) = as_task {
-        return Box::pin(super::tasks::answer(inner, call, starts_task)).await;
+        return rpc::future::in_box(|| super::tasks::answer(inner, call, starts_task)).await;
     }
     tool_call::answer(inner, &mut call, incoming.accepts, stateless_status).await
 }

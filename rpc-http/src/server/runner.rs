@@ -8,6 +8,7 @@ use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -131,7 +132,11 @@ where
                     limits.request_timeout,
                     limits.body_read_timeout,
                 );
-                let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
+                // Boxed, once per connection: the task's future stays small,
+                // and so do the stack frames tokio's task harness and `drive`
+                // make for it (room for the future: kilobytes, on every
+                // request's stack).
+                let connection = Box::pin(builder.serve_connection_with_upgrades(io, service).into_owned());
                 tokio::spawn(drive(connection, activity, draining.receiver().clone(), stop.clone(), peer));
             }
             () = &mut shutdown => break,
@@ -208,7 +213,7 @@ type HyperConnection<S> = auto::UpgradeableConnection<'static, TokioIo<TrackedIo
 /// the connection's many wake-ups per request poll nothing but the
 /// connection and one channel.
 async fn drive<S>(
-    connection: HyperConnection<S>,
+    mut connection: Pin<Box<HyperConnection<S>>>,
     activity: Arc<Activity>,
     draining: watch::Receiver<bool>,
     stop: watch::Receiver<()>,
@@ -221,10 +226,8 @@ async fn drive<S>(
     S::Future: Send + 'static,
 {
     let orders = Arc::new(Orders::default());
-    let watchdog = tokio::spawn(watchdog(activity, draining, stop, Arc::clone(&orders)));
     // The watchdog ends with the connection.
-    let _watchdog = AbortOnDrop(watchdog.abort_handle());
-    tokio::pin!(connection);
+    let _watchdog = spawn_watchdog(activity, draining, stop, Arc::clone(&orders));
     let ended = |result: Result<(), _>| {
         if let Err(e) = result {
             tracing::debug!(%peer, error = %e, "connection ended with an error");
@@ -266,6 +269,18 @@ async fn drive<S>(
         Some(result) => ended(result),
         None => tracing::debug!(%peer, "closing connection: shutdown not finished in time"),
     }
+}
+
+/// Spawns the connection's [`watchdog`]; a function of its own, so that the
+/// task's construction is not laid out in `drive`'s stack frame.
+#[inline(never)]
+fn spawn_watchdog(
+    activity: Arc<Activity>,
+    draining: watch::Receiver<bool>,
+    stop: watch::Receiver<()>,
+    orders: Arc<Orders>,
+) -> AbortOnDrop {
+    AbortOnDrop(tokio::spawn(watchdog(activity, draining, stop, orders)).abort_handle())
 }
 
 /// Aborts a task when dropped.
