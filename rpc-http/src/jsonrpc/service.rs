@@ -202,14 +202,16 @@ impl JsonRpcService {
             return this.post(version, &parts, body, None, facts).await;
         }
         // Boxed: the common path's future does not hold the guard's.
-        Box::pin(inner.security.guard(request, target, |request, identity| async move {
-            if !call {
-                return this.document(version, document, &request, allow);
-            }
-            let facts = BodyFacts::of(&RequestHeaders::scan(request.headers()));
-            let (parts, body) = request.into_parts();
-            this.post(version, &parts, body, identity, facts).await
-        }))
+        rpc_core::future::in_box(|| {
+            inner.security.guard(request, target, |request, identity| async move {
+                if !call {
+                    return this.document(version, document, &request, allow);
+                }
+                let facts = BodyFacts::of(&RequestHeaders::scan(request.headers()));
+                let (parts, body) = request.into_parts();
+                this.post(version, &parts, body, identity, facts).await
+            })
+        })
         .await
     }
 
@@ -319,7 +321,8 @@ impl JsonRpcService {
                 (Some(error_body(None, &error, env)), Vec::new())
             }
             envelope::Body::Batch(items) => {
-                let answers = self.batch(version, items, &identity, peer, headers).await;
+                // Outlined: a single call's path keeps a small stack frame.
+                let answers = rpc_core::future::outlined(self.batch(version, items, &identity, peer, headers)).await;
                 let mut parts = Vec::with_capacity(answers.len());
                 // Every call has finished: each slot holds its answer.
                 for (out, execution, later) in answers.into_iter().flatten() {
