@@ -12,10 +12,13 @@ use futures_util::future::BoxFuture;
 /// The future `make` builds, boxed: the box is allocated first, so the
 /// future can be built in place instead of on the stack and then copied
 /// (`Box::pin(f())` copies it, usually twice). A request's future is
-/// kilobytes: the endpoints box theirs this way.
-pub fn in_box<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
+/// kilobytes: the endpoints box theirs this way, and so do the branches of
+/// a request's path that are rarely taken. It is [`Outlined`] too: a box's
+/// `poll` is otherwise inlined into the function that awaits it, with its
+/// whole stack frame.
+pub fn in_box<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<Outlined<F>>> {
     let slot = Box::new_uninit();
-    Box::into_pin(Box::write(slot, make()))
+    Box::into_pin(Box::write(slot, outlined(make())))
 }
 
 /// `future`, polled by a function of its own that is never inlined into

@@ -168,13 +168,46 @@ pub(crate) async fn handle(
     incoming: &Incoming<'_>,
     request: &RpcRequest<'_>,
 ) -> Reply {
+    let fail = |id, error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
+    match route(inner, tools, incoming, request) {
+        Route::Answered(reply) => reply,
+        Route::Call(id) => match admit::<CallParams<'_>>(request, incoming) {
+            Ok(admitted) => rpc::future::outlined(call(inner, tools, id, admitted, incoming)).await,
+            Err(error) => fail(id, error),
+        },
+        // Boxed: the tools/call path keeps a small future.
+        Route::BeyondTools(id) => rpc::future::in_box(|| beyond_tools(inner, id, request, incoming)).await,
+        Route::Task(id) => match admit::<TaskParams<'_>>(request, incoming) {
+            Ok(admitted) => rpc::future::in_box(|| task_method(inner, id, &request.method, admitted, incoming)).await,
+            Err(error) => fail(id, error),
+        },
+    }
+}
+
+/// Where [`handle`] takes a request.
+enum Route<'a> {
+    /// Answered already.
+    Answered(Reply),
+    /// `tools/call`, with the request's id.
+    Call(&'a RawValue),
+    /// A method beyond tools ([`methods::is_beyond_tools`]).
+    BeyondTools(&'a RawValue),
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`, the tasks extension served.
+    Task(&'a RawValue),
+}
+
+/// What [`handle`] does not wait for: the request's checks and the answers
+/// made at once. A function of its own, not inlined: the refusals' and the
+/// lists' values are not laid out in the stack frame of every call.
+#[inline(never)]
+fn route<'a>(inner: &Arc<Inner>, tools: &ToolSet, incoming: &Incoming<'_>, request: &'a RpcRequest<'a>) -> Route<'a> {
     let language = incoming.caller.language;
     let Some(id) = request.id else {
         // The core protocol defines no client notifications at this
         // revision; they are acknowledged and dropped.
-        return Reply::Accepted;
+        return Route::Answered(Reply::Accepted);
     };
-    let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
+    let fail = |error: ProtocolError| Route::Answered(Reply::error(stateless_status(error.code), Some(id), &error));
     if id.get() == "null" {
         return fail(ProtocolError::new(rpc::error::code::INVALID_REQUEST, "the request id must not be null"));
     }
@@ -183,7 +216,7 @@ pub(crate) async fn handle(
             rpc::error::code::INVALID_REQUEST,
             "Not Acceptable: the client must accept application/json and text/event-stream",
         );
-        return Reply::error(Status::NotAcceptable, Some(id), &error);
+        return Route::Answered(Reply::error(Status::NotAcceptable, Some(id), &error));
     }
     if matches!(
         &*request.method,
@@ -201,8 +234,9 @@ pub(crate) async fn handle(
         }
         return fail(error);
     }
-    let ok = |body: &[u8]| Reply::message(Status::Ok, result_body(id, body), Vec::new());
+    let ok = |body: &[u8]| Route::Answered(Reply::message(Status::Ok, result_body(id, body), Vec::new()));
     match &*request.method {
+        "tools/call" => Route::Call(id),
         "server/discover" => match admit::<EnvelopeOnly<'_>>(request, incoming) {
             Ok(_) => ok(&inner.texts(language).discover),
             Err(error) => fail(error),
@@ -219,24 +253,10 @@ pub(crate) async fn handle(
             },
             Err(error) => fail(error),
         },
-        "tools/call" => match admit::<CallParams<'_>>(request, incoming) {
-            Ok(admitted) => rpc::future::outlined(call(inner, tools, id, admitted, incoming)).await,
-            Err(error) => fail(error),
-        },
-        // Boxed: the tools/call path keeps a small future.
-        method if methods::is_beyond_tools(method) => {
-            rpc::future::in_box(|| beyond_tools(inner, id, request, incoming)).await
-        }
-        "tasks/get" | "tasks/update" | "tasks/cancel" if inner.served.tasks => {
-            match admit::<TaskParams<'_>>(request, incoming) {
-                Ok(admitted) => {
-                    rpc::future::in_box(|| task_method(inner, id, &request.method, admitted, incoming)).await
-                }
-                Err(error) => fail(error),
-            }
-        }
+        method if methods::is_beyond_tools(method) => Route::BeyondTools(id),
+        "tasks/get" | "tasks/update" | "tasks/cancel" if inner.served.tasks => Route::Task(id),
         "subscriptions/listen" if inner.list_changes.is_some() => match admit::<ListenParams<'_>>(request, incoming) {
-            Ok(admitted) => listen(inner, id, admitted.params.notifications, incoming),
+            Ok(admitted) => Route::Answered(listen(inner, id, admitted.params.notifications, incoming)),
             Err(error) => fail(error),
         },
         other => {

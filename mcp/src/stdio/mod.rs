@@ -234,7 +234,7 @@ impl Stdio {
             // task. The box of the last message done here is used again.
             let mut exchange = match spare.take() {
                 Some(mut slot) => {
-                    Pin::set(&mut slot, make());
+                    Pin::set(&mut slot, rpc::future::outlined(make()));
                     slot
                 }
                 None => rpc::future::in_box(make),
