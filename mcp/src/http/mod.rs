@@ -88,6 +88,16 @@ fn error(status: StatusCode, error: &ProtocolError) -> HttpResponse {
     json_response(status, out)
 }
 
+/// Where [`McpEndpoint::entry`] sends a request.
+enum Entry {
+    /// Answered: refused.
+    Refused(HttpResponse),
+    /// A document at this API version.
+    Document(u32, documents::Document),
+    /// Served at this API version; as the endpoint's page for a browser (`true`).
+    Served { version: u32, page: bool },
+}
+
 impl McpEndpoint {
     /// The transport-free server behind the endpoint (for stdio, or a
     /// transport of your own).
@@ -155,46 +165,19 @@ impl McpEndpoint {
         // arguments into locals, and its future holds them twice.
         async move {
             let this = &self;
-            let inner = &*this.server.inner;
-            let env = inner.executor.environment();
             // Every header read below found in one pass (no lookup by name).
             let found = McpHeaders::scan(&parts.headers);
-            if let Err(why) =
-                this.edge.security.check_scanned_hosts(original_uri_of(&parts.uri, &parts.extensions), &found.common)
-            {
-                tracing::debug!(%why, "refused by DNS-rebinding protection");
-                return error(StatusCode::FORBIDDEN, &invalid(why.message()));
-            }
-            if let Some(why) = inner.tools.broken() {
-                let message =
-                    if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };
-                let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
-                return json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string());
-            }
-            // The path below the mount point (the router left the target as it was).
-            let path = inner_path_from(&parts.uri, &body);
-            if let Some((version, document)) = documents::document_path(path) {
-                // Boxed, as every path is: the endpoint's own future stays small.
-                let request = Request::from_parts(parts, body);
-                return rpc::future::in_box(|| documents::serve(this, version, document, request)).await;
-            }
-            let group = Some(inner.group.as_str());
-            let served = version_from_path(path)
-                .filter(|v| this.edge.security.is_available(group, *v))
-                .filter(|v| inner.tools.version(*v).is_some());
-            let Some(version) = served else {
-                let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
-                return error(StatusCode::NOT_FOUND, &error_);
+            let (version, page) = match this.entry(&parts, &body, &found) {
+                Entry::Refused(response) => return response,
+                Entry::Document(version, document) => {
+                    // Boxed, as every path is: the endpoint's own future stays small.
+                    let request = Request::from_parts(parts, body);
+                    return rpc::future::in_box(|| documents::serve(this, version, document, request)).await;
+                }
+                Entry::Served { version, page } => (version, page),
             };
-            let eras = inner.config.eras;
-            let allow = allowed(eras);
-            // A browser asking for the endpoint gets its page, a document. HEAD
-            // is GET without the body (hyper leaves it out), with the same rules.
-            #[cfg(feature = "docs")]
-            let page =
-                matches!(parts.method, HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(&parts.headers);
-            #[cfg(not(feature = "docs"))]
-            let page = false;
+            let group = Some(this.server.inner.group.as_str());
+            let allow = allowed(this.server.inner.config.eras);
             let target = Target::new(group, version, if page { Resource::Docs } else { Resource::Api }, allow);
             if this.edge.security.is_open_to(&parts.method) {
                 // No CORS, no preflight, no access policy: the guard would hand
@@ -221,6 +204,48 @@ impl McpEndpoint {
             })
             .await
         }
+    }
+
+    /// Where a request goes, found without waiting: refused (host, broken
+    /// tools, no such version), one of the documents, or served at its
+    /// version (as the endpoint's page for a browser, `page`). A function of
+    /// its own, not inlined: the refusals' values are not laid out in the
+    /// stack frame of every request.
+    #[inline(never)]
+    fn entry<B: 'static>(&self, parts: &http::request::Parts, body: &B, found: &McpHeaders<'_>) -> Entry {
+        let inner = &*self.server.inner;
+        let env = inner.executor.environment();
+        if let Err(why) =
+            self.edge.security.check_scanned_hosts(original_uri_of(&parts.uri, &parts.extensions), &found.common)
+        {
+            tracing::debug!(%why, "refused by DNS-rebinding protection");
+            return Entry::Refused(error(StatusCode::FORBIDDEN, &invalid(why.message())));
+        }
+        if let Some(why) = inner.tools.broken() {
+            let message = if env.is_debug() { why.to_owned() } else { "the MCP endpoint is misconfigured".to_owned() };
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": rpc::error::code::INTERNAL_ERROR, "message": message}});
+            return Entry::Refused(json_response(StatusCode::INTERNAL_SERVER_ERROR, body.to_string()));
+        }
+        // The path below the mount point (the router left the target as it was).
+        let path = inner_path_from(&parts.uri, body);
+        if let Some((version, document)) = documents::document_path(path) {
+            return Entry::Document(version, document);
+        }
+        let group = Some(inner.group.as_str());
+        let served = version_from_path(path)
+            .filter(|v| self.edge.security.is_available(group, *v))
+            .filter(|v| inner.tools.version(*v).is_some());
+        let Some(version) = served else {
+            let error_ = invalid(format!("group `{}` has no MCP endpoint at this path", inner.group));
+            return Entry::Refused(error(StatusCode::NOT_FOUND, &error_));
+        };
+        // A browser asking for the endpoint gets its page, a document. HEAD
+        // is GET without the body (hyper leaves it out), with the same rules.
+        #[cfg(feature = "docs")]
+        let page = matches!(parts.method, HttpMethod::GET | HttpMethod::HEAD) && docs_page::wants_page(&parts.headers);
+        #[cfg(not(feature = "docs"))]
+        let page = false;
+        Entry::Served { version, page }
     }
 
     /// The endpoint's page for a browser (feature `docs`).

@@ -66,7 +66,7 @@ where
 {
     type Response = Response<Tracked<ResponseBody>>;
     type Error = Infallible;
-    type Future = ConnFuture<Either<S::Future, Oneshot<S, Request<IncomingBody>>>>;
+    type Future = ConnFuture<Either<S::Future, Pin<Box<Oneshot<S, Request<IncomingBody>>>>>>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);

@@ -39,8 +39,7 @@ pin_project! {
         #[pin]
         inner: B,
         timeout: Duration,
-        #[pin]
-        timer: Option<Sleep>,
+        timer: Option<Pin<Box<Sleep>>>,
         expired: bool,
         connection: Option<Connection>,
     }
@@ -82,22 +81,22 @@ where
     type Error = BoxError;
 
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let mut this = self.project();
+        let this = self.project();
         if *this.expired {
             return Poll::Ready(None);
         }
         if let Poll::Ready(frame) = this.inner.poll_frame(cx) {
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
-        if this.timer.is_none() {
-            this.timer.set(Some(tokio::time::sleep(*this.timeout)));
-        }
-        match this.timer.as_pin_mut().map(|timer| timer.poll(cx)) {
-            Some(Poll::Ready(())) => {
+        // Boxed when it starts: most bodies never need it, and the body
+        // stays small (it is moved through the request's path).
+        let timer = this.timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(*this.timeout)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => {
                 *this.expired = true;
                 Poll::Ready(Some(Err(BodyTimedOut.into())))
             }
-            _ => Poll::Pending,
+            Poll::Pending => Poll::Pending,
         }
     }
 
@@ -117,8 +116,7 @@ pin_project! {
         #[pin]
         inner: F,
         timeout: Duration,
-        #[pin]
-        timer: Option<Sleep>,
+        timer: Option<Pin<Box<Sleep>>>,
     }
 }
 
@@ -136,17 +134,14 @@ impl<F: Future> Future for Deadline<F> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut this = self.project();
+        let this = self.project();
         if let Poll::Ready(output) = this.inner.poll(cx) {
             return Poll::Ready(Ok(output));
         }
-        if this.timer.is_none() {
-            this.timer.set(Some(tokio::time::sleep(*this.timeout)));
-        }
-        match this.timer.as_pin_mut().map(|timer| timer.poll(cx)) {
-            Some(Poll::Ready(())) => Poll::Ready(Err(Elapsed)),
-            _ => Poll::Pending,
-        }
+        // Boxed when it starts: most requests never need it, and hyper
+        // moves the request's future (this one) into its place.
+        let timer = this.timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(*this.timeout)));
+        timer.as_mut().poll(cx).map(|()| Err(Elapsed))
     }
 }
 

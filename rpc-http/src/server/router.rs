@@ -108,7 +108,7 @@ impl Router {
         let reads_body = is_reader::<S>();
         let route: Route = Arc::new(move |request| match call_ready(service.clone(), request) {
             Either::Left(called) => route_future(called),
-            Either::Right(waiting) => Box::pin(waiting),
+            Either::Right(waiting) => waiting,
         });
         let routes = Arc::make_mut(&mut self.routes);
         routes.push(Mounted { prefix: prefix.to_owned(), route, reads_body });
