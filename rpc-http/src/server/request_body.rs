@@ -27,8 +27,48 @@ use super::connection::Connection;
 /// The request body type mounted services receive from the router (not
 /// `Sync`, so that bodies which are not, as axum's, can be routed).
 pub struct RequestBody {
-    inner: UnsyncBoxBody<Bytes, BoxError>,
+    inner: BodyBytes,
     routed: Option<Routed>,
+}
+
+/// The bytes of a [`RequestBody`]: the runner's own body as it is (the
+/// common case: no allocation, no virtual call per frame), or any other,
+/// boxed.
+pub(crate) enum BodyBytes {
+    /// The body of a request [`serve`](super::serve) reads.
+    #[cfg(feature = "server")]
+    Incoming(super::IncomingBody),
+    /// Any other body.
+    Boxed(UnsyncBoxBody<Bytes, BoxError>),
+}
+
+impl Body for BodyBytes {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match self.get_mut() {
+            #[cfg(feature = "server")]
+            BodyBytes::Incoming(body) => Pin::new(body).poll_frame(cx),
+            BodyBytes::Boxed(body) => Pin::new(body).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            #[cfg(feature = "server")]
+            BodyBytes::Incoming(body) => body.is_end_stream(),
+            BodyBytes::Boxed(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            #[cfg(feature = "server")]
+            BodyBytes::Incoming(body) => body.size_hint(),
+            BodyBytes::Boxed(body) => body.size_hint(),
+        }
+    }
 }
 
 /// What the router knows about a request, for a service that reads it from
@@ -49,15 +89,15 @@ impl RequestBody {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        RequestBody { inner: body.map_err(Into::into).boxed_unsync(), routed: None }
+        RequestBody { inner: BodyBytes::Boxed(body.map_err(Into::into).boxed_unsync()), routed: None }
     }
 
-    pub(crate) fn routed(inner: UnsyncBoxBody<Bytes, BoxError>, routed: Option<Routed>) -> Self {
+    pub(crate) fn routed(inner: BodyBytes, routed: Option<Routed>) -> Self {
         RequestBody { inner, routed }
     }
 
     /// Its bytes' body and what it carries.
-    pub(crate) fn into_parts(self) -> (UnsyncBoxBody<Bytes, BoxError>, Option<Routed>) {
+    pub(crate) fn into_parts(self) -> (BodyBytes, Option<Routed>) {
         (self.inner, self.routed)
     }
 
@@ -87,7 +127,7 @@ impl std::fmt::Debug for RequestBody {
 
 impl From<UnsyncBoxBody<Bytes, BoxError>> for RequestBody {
     fn from(inner: UnsyncBoxBody<Bytes, BoxError>) -> Self {
-        RequestBody { inner, routed: None }
+        RequestBody { inner: BodyBytes::Boxed(inner), routed: None }
     }
 }
 
@@ -142,7 +182,7 @@ pub(crate) fn is_reader<S: 'static>() -> bool {
 /// `body` as the bytes of a [`RequestBody`] (its own when it is one) and
 /// what it carried: from a router above, the length of the prefixes it
 /// matched, and the connection (from that router, or from the runner).
-pub(crate) fn take_carried<B>(body: B) -> (UnsyncBoxBody<Bytes, BoxError>, Routed)
+pub(crate) fn take_carried<B>(body: B) -> (BodyBytes, Routed)
 where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -156,15 +196,16 @@ where
         };
     }
     #[cfg(feature = "server")]
-    let connection = (&mut slot as &mut dyn Any)
-        .downcast_mut::<Option<super::IncomingBody>>()
-        .and_then(Option::as_mut)
-        .and_then(super::IncomingBody::take_connection);
-    #[cfg(not(feature = "server"))]
-    let connection = None;
-    // The slot is empty only when it held a `RequestBody`, taken above.
-    let inner = slot.map_or_else(|| RequestBody::default().inner, |body| body.map_err(Into::into).boxed_unsync());
-    (inner, nothing(connection))
+    if let Some(mut body) =
+        (&mut slot as &mut dyn Any).downcast_mut::<Option<super::IncomingBody>>().and_then(Option::take)
+    {
+        let connection = body.take_connection();
+        return (BodyBytes::Incoming(body), nothing(connection));
+    }
+    // The slot is empty only when it held a body taken above.
+    let inner = slot
+        .map_or_else(|| RequestBody::default().inner, |body| BodyBytes::Boxed(body.map_err(Into::into).boxed_unsync()));
+    (inner, nothing(None))
 }
 
 #[cfg(test)]

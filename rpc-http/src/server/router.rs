@@ -195,7 +195,7 @@ where
         {
             parts.extensions.insert(connection);
         }
-        (mounted.route)(Request::from_parts(parts, RequestBody::from(body)))
+        (mounted.route)(Request::from_parts(parts, RequestBody::routed(body, None)))
     }
 }
 
