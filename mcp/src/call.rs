@@ -123,12 +123,18 @@ pub struct CallTarget<'a> {
     pub task: bool,
     /// The client's address (rate limits count by it without an identity).
     pub peer: Option<std::net::IpAddr>,
+    /// The JSON-RPC id of the request, to write a result as its whole
+    /// response (`{"jsonrpc":"2.0","id":…,"result":…}`): the result is
+    /// built in its envelope, not copied into one. `None`: the
+    /// `CallToolResult` alone.
+    pub envelope: Option<&'a RawValue>,
 }
 
 /// The outcome of a `tools/call`: a serialised `CallToolResult`, or a
 /// protocol error; plus the execution (for after-response listeners).
 pub struct CallOutcome {
-    /// The serialised result or the error.
+    /// The serialised result (inside its response when the target named an
+    /// [`envelope`](CallTarget::envelope)) or the error.
     pub result: Result<Vec<u8>, ProtocolError>,
     /// The core execution, if the method was looked up.
     pub execution: Option<Execution>,
@@ -279,19 +285,53 @@ pub fn call_tool<'a>(
     }
 }
 
-/// Closes a result object: `}` or, in 2026-07-28, the stateless fields first.
+/// A buffer for a result of about `len` bytes, its response's head written
+/// when the target names an [`envelope`](CallTarget::envelope).
+fn open(len: usize, target: CallTarget<'_>) -> Vec<u8> {
+    let head = target.envelope.map_or(0, rpc::jsonrpc::response::result_head_len);
+    let mut out = Vec::with_capacity(len + head + target.stateless_tail.len());
+    if let Some(id) = target.envelope {
+        rpc::jsonrpc::response::write_result_head(&mut out, id);
+    }
+    out
+}
+
+/// Closes a result object: `}` or, in 2026-07-28, the stateless fields
+/// first; then its response, when it has one.
 fn close(out: &mut Vec<u8>, target: CallTarget<'_>) {
     if target.protocol.is_stateless() {
         out.extend_from_slice(target.stateless_tail.as_bytes());
     }
     out.push(b'}');
+    if target.envelope.is_some() {
+        out.push(b'}');
+    }
 }
 
+/// The bytes [`close`] writes for `target`.
+fn close_len(target: CallTarget<'_>) -> usize {
+    let tail = if target.protocol.is_stateless() { target.stateless_tail.len() } else { 0 };
+    tail + 1 + usize::from(target.envelope.is_some())
+}
+
+const CONTENT: &[u8] = b"{\"content\":";
+const TEXT_CONTENT: &[u8] = b"{\"content\":[{\"type\":\"text\",\"text\":";
+const STRUCTURED: &[u8] = b",\"structuredContent\":{\"result\":";
+const NOT_AN_ERROR: &[u8] = b",\"isError\":false";
+
+/// A result's `CallToolResult`, in a buffer of exactly its size (a full
+/// buffer becomes the response's `Bytes` without another allocation).
 fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
     let raw = value.get();
-    let mut out = Vec::with_capacity(raw.len() * 2 + 96 + target.stateless_tail.len());
+    let head = target.envelope.map_or(0, |id| rpc::jsonrpc::response::result_head_len(id) - 1);
     if tool.returns_content {
-        out.extend_from_slice(b"{\"content\":");
+        let brackets = if raw.starts_with('[') { 0 } else { 2 };
+        let mut out =
+            Vec::with_capacity(head + CONTENT.len() + raw.len() + brackets + NOT_AN_ERROR.len() + close_len(target));
+        if let Some(id) = target.envelope {
+            rpc::jsonrpc::response::write_result_head(&mut out, id);
+        }
+        out.extend_from_slice(CONTENT);
         if raw.starts_with('[') {
             out.extend_from_slice(raw.as_bytes());
         } else {
@@ -299,26 +339,37 @@ fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
             out.extend_from_slice(raw.as_bytes());
             out.push(b']');
         }
-        out.extend_from_slice(b",\"isError\":false");
+        out.extend_from_slice(NOT_AN_ERROR);
         close(&mut out, target);
+        debug_assert_eq!(out.len(), out.capacity(), "a result's size reckoned exactly");
         return out;
     }
-    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    let structured = target.protocol.has_structured_output() && tool.has_output_schema();
+    let structured_len = if structured { STRUCTURED.len() + raw.len() + 1 } else { 0 };
+    let text_len = rpc::jsonrpc::json_string_len(raw);
+    let mut out = Vec::with_capacity(
+        head + TEXT_CONTENT.len() + text_len + 2 + structured_len + NOT_AN_ERROR.len() + close_len(target),
+    );
+    if let Some(id) = target.envelope {
+        rpc::jsonrpc::response::write_result_head(&mut out, id);
+    }
+    out.extend_from_slice(TEXT_CONTENT);
     rpc::jsonrpc::write_json_string(&mut out, raw);
     out.extend_from_slice(b"}]");
-    if target.protocol.has_structured_output() && tool.has_output_schema() {
-        out.extend_from_slice(b",\"structuredContent\":{\"result\":");
+    if structured {
+        out.extend_from_slice(STRUCTURED);
         out.extend_from_slice(raw.as_bytes());
         out.push(b'}');
     }
-    out.extend_from_slice(b",\"isError\":false");
+    out.extend_from_slice(NOT_AN_ERROR);
     close(&mut out, target);
+    debug_assert_eq!(out.len(), out.capacity(), "a result's size reckoned exactly");
     out
 }
 
 fn tool_error(error: &RpcError, env: Environment, target: CallTarget<'_>) -> Vec<u8> {
     let text = error.to_json(env).to_string();
-    let mut out = Vec::with_capacity(text.len() + 64);
+    let mut out = open(text.len() + 64, target);
     out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
     rpc::jsonrpc::write_json_string(&mut out, &text);
     out.extend_from_slice(b"}],\"isError\":true");

@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 
 use super::askers::{Round, StreamAsker};
 use super::incoming::Accepts;
-use super::reply::{Reply, Status, write_error, write_outcome};
+use super::reply::{Reply, Status, write_error};
 use super::state::Inner;
 use super::stream::{self, CallFuture, Finished, Started};
 use crate::call::{Arguments, CallTarget, ProtocolError, call_tool};
@@ -197,6 +197,8 @@ pub(crate) async fn run(inner: &Arc<Inner>, call: &mut ToolCall<'_>, sink: Optio
         input_bytes: call.input_bytes,
         task: call.task,
         peer: call.peer,
+        // A result is written inside its response (see below).
+        envelope: Some(id),
     };
     let tool = tools.get(name);
     // The context names the method by its registered (static) name; an
@@ -252,16 +254,19 @@ pub(crate) async fn run(inner: &Arc<Inner>, call: &mut ToolCall<'_>, sink: Optio
         let meta = crate::tools::server_info_meta(&inner.texts(language).server_info);
         round.input_required(&inner.config, &meta)
     });
-    let result = match asked {
-        Some(mut body) => {
+    let (out, error_code) = match (asked, outcome.result) {
+        (Some(mut body), _) => {
             body.push(b'}');
-            Ok(body)
+            (rpc::jsonrpc::response::result_body(id, &body), None)
         }
-        None => outcome.result,
+        // Written in its response already (the target's envelope).
+        (None, Ok(response)) => (response, None),
+        (None, Err(error)) => {
+            let mut out = Vec::new();
+            write_error(&mut out, Some(id), &error);
+            (out, Some(error.code))
+        }
     };
-    let mut out = Vec::new();
-    write_outcome(&mut out, id, &result);
-    let error_code = result.as_ref().err().map(|e| e.code);
     let needs_scopes = match &outcome.execution {
         Some(execution) if execution.stage == rpc::Stage::Access => {
             execution.method.as_ref().map(|m| m.descriptor().scopes)

@@ -32,6 +32,21 @@ pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &[u8]) {
     out.push(b'}');
 }
 
+/// Appends `{"jsonrpc":"2.0","id":<id>,"result":`, the head of a result
+/// response whose result the caller writes next, then `}`: a result built
+/// in place, not copied into its envelope. How many bytes it writes:
+/// [`result_head_len`].
+pub fn write_result_head(out: &mut Vec<u8>, id: &RawValue) {
+    out.extend_from_slice(OPEN);
+    out.extend_from_slice(id.get().as_bytes());
+    out.extend_from_slice(RESULT);
+}
+
+/// The length of [`write_result_head`]'s bytes for `id`, plus the closing `}`.
+pub fn result_head_len(id: &RawValue) -> usize {
+    OPEN.len() + id.get().len() + RESULT.len() + 1
+}
+
 /// A whole result response body, exactly its size.
 pub fn result_body(id: &RawValue, result: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
