@@ -285,11 +285,12 @@ pub fn call_tool<'a>(
     }
 }
 
-/// A buffer for a result of about `len` bytes, its response's head written
-/// when the target names an [`envelope`](CallTarget::envelope).
+/// A buffer for a result object of `len` bytes before [`close`], with room
+/// for what `close` writes; its response's head written first when the
+/// target names an [`envelope`](CallTarget::envelope).
 fn open(len: usize, target: CallTarget<'_>) -> Vec<u8> {
     let head = target.envelope.map_or(0, rpc::jsonrpc::response::result_head_len);
-    let mut out = Vec::with_capacity(len + head + target.stateless_tail.len());
+    let mut out = Vec::with_capacity(head + len + close_len(target));
     if let Some(id) = target.envelope {
         rpc::jsonrpc::response::write_result_head(&mut out, id);
     }
@@ -323,16 +324,12 @@ const NOT_AN_ERROR: &[u8] = b",\"isError\":false";
 /// buffer becomes the response's `Bytes` without another allocation).
 fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
     let raw = value.get();
-    let head = target.envelope.map_or(0, |id| rpc::jsonrpc::response::result_head_len(id) - 1);
     if tool.returns_content {
-        let brackets = if raw.starts_with('[') { 0 } else { 2 };
-        let mut out =
-            Vec::with_capacity(head + CONTENT.len() + raw.len() + brackets + NOT_AN_ERROR.len() + close_len(target));
-        if let Some(id) = target.envelope {
-            rpc::jsonrpc::response::write_result_head(&mut out, id);
-        }
+        let listed = raw.starts_with('[');
+        let brackets = if listed { 0 } else { 2 };
+        let mut out = open(CONTENT.len() + raw.len() + brackets + NOT_AN_ERROR.len(), target);
         out.extend_from_slice(CONTENT);
-        if raw.starts_with('[') {
+        if listed {
             out.extend_from_slice(raw.as_bytes());
         } else {
             out.push(b'[');
@@ -347,12 +344,7 @@ fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
     let structured = target.protocol.has_structured_output() && tool.has_output_schema();
     let structured_len = if structured { STRUCTURED.len() + raw.len() + 1 } else { 0 };
     let text_len = rpc::jsonrpc::json_string_len(raw);
-    let mut out = Vec::with_capacity(
-        head + TEXT_CONTENT.len() + text_len + 2 + structured_len + NOT_AN_ERROR.len() + close_len(target),
-    );
-    if let Some(id) = target.envelope {
-        rpc::jsonrpc::response::write_result_head(&mut out, id);
-    }
+    let mut out = open(TEXT_CONTENT.len() + text_len + 2 + structured_len + NOT_AN_ERROR.len(), target);
     out.extend_from_slice(TEXT_CONTENT);
     rpc::jsonrpc::write_json_string(&mut out, raw);
     out.extend_from_slice(b"}]");
@@ -370,7 +362,7 @@ fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
 fn tool_error(error: &RpcError, env: Environment, target: CallTarget<'_>) -> Vec<u8> {
     let text = error.to_json(env).to_string();
     let mut out = open(text.len() + 64, target);
-    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    out.extend_from_slice(TEXT_CONTENT);
     rpc::jsonrpc::write_json_string(&mut out, &text);
     out.extend_from_slice(b"}],\"isError\":true");
     close(&mut out, target);

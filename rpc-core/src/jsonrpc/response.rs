@@ -24,10 +24,8 @@ pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &[u8]) {
     // One reservation: a large result is copied once, never grown into;
     // into an empty buffer, exactly (a full `Vec` becomes `Bytes` without
     // another allocation).
-    out.reserve_exact(OPEN.len() + id.get().len() + RESULT.len() + result.len() + 1);
-    out.extend_from_slice(OPEN);
-    out.extend_from_slice(id.get().as_bytes());
-    out.extend_from_slice(RESULT);
+    out.reserve_exact(result_head_len(id) + result.len() + 1);
+    write_result_head(out, id);
     out.extend_from_slice(result);
     out.push(b'}');
 }
@@ -35,16 +33,16 @@ pub fn write_result(out: &mut Vec<u8>, id: &RawValue, result: &[u8]) {
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":`, the head of a result
 /// response whose result the caller writes next, then `}`: a result built
 /// in place, not copied into its envelope. How many bytes it writes:
-/// [`result_head_len`].
+/// [`result_head_len`] (the closing `}` is one more).
 pub fn write_result_head(out: &mut Vec<u8>, id: &RawValue) {
     out.extend_from_slice(OPEN);
     out.extend_from_slice(id.get().as_bytes());
     out.extend_from_slice(RESULT);
 }
 
-/// The length of [`write_result_head`]'s bytes for `id`, plus the closing `}`.
+/// How many bytes [`write_result_head`] writes for `id`.
 pub fn result_head_len(id: &RawValue) -> usize {
-    OPEN.len() + id.get().len() + RESULT.len() + 1
+    OPEN.len() + id.get().len() + RESULT.len()
 }
 
 /// A whole result response body, exactly its size.
