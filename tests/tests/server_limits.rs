@@ -562,6 +562,63 @@ async fn http2_advertises_its_limits_and_refuses_streams_over_the_maximum() {
     assert_eq!(refused, [7, 9], "the streams over the maximum are refused");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preface_sent_in_pieces_is_served_as_http2() {
+    let _shared = EXCLUSIVE.read().await;
+    let server = server(ServerLimits::default()).await;
+    let mut stream = connect(server.addr).await;
+    // The server tells the version from the first bytes: pieces of the
+    // preface that arrive apart must neither be lost nor taken for HTTP/1.
+    for piece in [&b"P"[..], b"RI * HTTP/2", b".0\r\n\r\nSM\r\n\r\n"] {
+        stream.write_all(piece).await.expect("piece sent");
+        sleep(ms(60)).await;
+    }
+    stream.write_all(&frame(SETTINGS, 0, 0, &[])).await.expect("settings sent");
+    stream.write_all(&frame(SETTINGS, 1, 0, &[])).await.expect("settings acknowledged");
+    stream.write_all(&frame(HEADERS, 0x5, 1, &get_block("/ok"))).await.expect("request sent");
+    let deadline = Instant::now() + ms(3000);
+    loop {
+        let Ok(Some((kind, _, id, payload))) = timeout_at(deadline, read_frame(&mut stream)).await else {
+            panic!("no HTTP/2 response to a preface sent in pieces");
+        };
+        if kind == HEADERS {
+            assert_eq!(id, 1);
+            assert_eq!(payload.first(), Some(&0x88), "literal :status 200 (HPACK index 8): {payload:?}");
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http1_request_whose_first_byte_comes_alone_is_served() {
+    let _shared = EXCLUSIVE.read().await;
+    let server = server(ServerLimits::default()).await;
+    let mut stream = connect(server.addr).await;
+    // "P" begins both "POST" and the HTTP/2 preface: the server waits for more.
+    let request = "POST /ok HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 0\r\n\r\n";
+    stream.write_all(&request.as_bytes()[..1]).await.expect("first byte sent");
+    sleep(ms(100)).await;
+    stream.write_all(&request.as_bytes()[1..]).await.expect("the rest sent");
+    let (head, _) = timeout(ms(3000), read_response(&mut stream)).await.expect("answered");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    // The connection goes on as usual.
+    stream.write_all(get("/ok").as_bytes()).await.expect("second request sent");
+    let (head, _) = timeout(ms(3000), read_response(&mut stream)).await.expect("answered again");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_a_preface_is_closed_at_the_header_read_timeout() {
+    let _shared = EXCLUSIVE.read().await;
+    let server = server(ServerLimits::default().header_read_timeout(ms(400)).idle_timeout(ms(5000))).await;
+    let mut stream = connect(server.addr).await;
+    let since = Instant::now();
+    stream.write_all(b"PRI * HTTP/2.0\r\n").await.expect("half a preface sent");
+    let closed = closed_after(&mut stream, since, ms(3000)).await;
+    let closed = closed.expect("a connection that stops inside the preface must be closed");
+    assert!(closed >= ms(350), "closed after {closed:?}, before the header-read timeout");
+}
+
 /// An HTTP/2 client connection (hyper) with prior knowledge, and the task
 /// driving it (ends when the server closes the connection).
 async fn h2_client(

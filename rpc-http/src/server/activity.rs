@@ -195,16 +195,37 @@ pub(crate) struct TrackedIo {
     stream: TcpStream,
     activity: Arc<Activity>,
     _slot: OwnedSemaphorePermit,
+    /// Bytes read before the connection was served, which it reads first
+    /// (see [`replay`](Self::replay)); empty nearly always.
+    replay: Vec<u8>,
 }
 
 impl TrackedIo {
     pub(crate) fn new(stream: TcpStream, activity: Arc<Activity>, slot: OwnedSemaphorePermit) -> Self {
-        TrackedIo { stream, activity, _slot: slot }
+        TrackedIo { stream, activity, _slot: slot, replay: Vec::new() }
+    }
+
+    /// Waits for bytes and copies the first of them into `buf` without
+    /// taking them from the socket; 0 when the client has closed.
+    pub(crate) async fn peek(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.peek(buf).await
+    }
+
+    /// Gives `bytes`, read from the socket already, back: the next reads
+    /// return them before anything else.
+    pub(crate) fn replay(&mut self, bytes: &[u8]) {
+        self.replay.splice(0..0, bytes.iter().copied());
     }
 }
 
 impl AsyncRead for TrackedIo {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        if !self.replay.is_empty() {
+            let n = self.replay.len().min(buf.remaining());
+            buf.put_slice(&self.replay[..n]);
+            self.replay.drain(..n);
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
         if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {

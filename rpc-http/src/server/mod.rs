@@ -15,6 +15,8 @@ pub mod connection;
 pub mod deadline;
 pub mod draining;
 #[cfg(feature = "server")]
+mod http_version;
+#[cfg(feature = "server")]
 pub mod limits;
 #[cfg(feature = "cli")]
 pub mod one_shot;

@@ -1,5 +1,6 @@
-//! The bundled server: a hyper-util accept loop (HTTP/1.1 and HTTP/2,
-//! TCP_NODELAY) with graceful shutdown and the connection-level limits of
+//! The bundled server: an accept loop (TCP_NODELAY) serving each connection
+//! with hyper's HTTP/1.1 or HTTP/2 connection, as its first bytes tell, with
+//! graceful shutdown and the connection-level limits of
 //! [`ServerLimits`]: header-read, body-read, request and idle timeouts,
 //! header size and HTTP/2 stream limits, and a cap on concurrent
 //! connections.
@@ -14,8 +15,8 @@ use std::task::Poll;
 use std::time::Duration;
 
 use http::{Request, Response};
+use hyper::server::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
@@ -26,6 +27,7 @@ use super::body::ResponseBody;
 use super::conn_service::{ConnService, IncomingBody};
 use super::connection::Connection;
 use super::draining::Draining;
+use super::http_version::{HttpVersion, read_version};
 use super::limits::{HYPER_DEFAULT_MAX_HEADERS, REFUSAL_SLOTS, ServerLimits};
 use super::orders::{Command, Orders};
 
@@ -89,7 +91,7 @@ where
         + 'static,
     S::Future: Send + 'static,
 {
-    let builder = connection_builder(&limits);
+    let builders = Arc::new(Builders::new(&limits));
     let cap = limits.effective_max_connections();
     tracing::debug!(?limits, max_connections = cap, "connection limits");
     super::limits::warn_if_over_open_files_limit(cap);
@@ -124,7 +126,7 @@ where
                     tracing::debug!(error = %e, "could not set TCP_NODELAY");
                 }
                 let activity = Activity::new(limits.header_read_timeout, limits.idle_timeout, limits.write_timeout);
-                let io = TokioIo::new(TrackedIo::new(stream, activity.clone(), slot));
+                let io = TrackedIo::new(stream, activity.clone(), slot);
                 let service = ConnService::new(
                     service.clone(),
                     activity.clone(),
@@ -132,12 +134,10 @@ where
                     limits.request_timeout,
                     limits.body_read_timeout,
                 );
-                // Boxed, once per connection: the task's future stays small,
-                // and so do the stack frames tokio's task harness and `drive`
-                // make for it (room for the future: kilobytes, on every
-                // request's stack).
-                let connection = Box::pin(builder.serve_connection_with_upgrades(io, service).into_owned());
-                tokio::spawn(drive(connection, activity, draining.receiver().clone(), stop.clone(), peer));
+                // Boxed: the task holds a pointer, and tokio's task harness makes
+                // no room for the connection's future in its frame.
+                let connection = Box::pin(start(io, service, Arc::clone(&builders), activity, draining.receiver().clone(), stop.clone(), peer));
+                tokio::spawn(connection);
             }
             () = &mut shutdown => break,
         }
@@ -156,26 +156,59 @@ where
     Ok(())
 }
 
-/// The hyper connection builder for `limits`.
-fn connection_builder(limits: &ServerLimits) -> auto::Builder<TokioExecutor> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    let mut http1 = builder.http1();
-    // No timer for HTTP/1: hyper would restart its header-read timer at
-    // every request (and, waiting for a head between requests too, cap the
-    // idle timeout with it); the runner's watchdog keeps both timeouts.
-    http1.max_buf_size(limits.max_header_bytes);
-    if limits.max_headers != HYPER_DEFAULT_MAX_HEADERS {
-        http1.max_headers(limits.max_headers);
+/// hyper's connection builders, as `limits` set them.
+struct Builders {
+    http1: http1::Builder,
+    http2: http2::Builder<TokioExecutor>,
+}
+
+impl Builders {
+    fn new(limits: &ServerLimits) -> Self {
+        let mut http1 = http1::Builder::new();
+        // No timer for HTTP/1: hyper would restart its header-read timer at
+        // every request (and, waiting for a head between requests too, cap the
+        // idle timeout with it); the runner's watchdog keeps both timeouts.
+        http1.max_buf_size(limits.max_header_bytes);
+        if limits.max_headers != HYPER_DEFAULT_MAX_HEADERS {
+            http1.max_headers(limits.max_headers);
+        }
+        let mut http2 = http2::Builder::new(TokioExecutor::new());
+        http2
+            .timer(TokioTimer::new())
+            .max_header_list_size(limits.http2_max_header_list_size)
+            .max_concurrent_streams(limits.http2_max_concurrent_streams)
+            .max_pending_accept_reset_streams(limits.http2_max_pending_accept_reset_streams)
+            .keep_alive_interval(limits.http2_keep_alive_interval)
+            .keep_alive_timeout(limits.http2_keep_alive_timeout);
+        Builders { http1, http2 }
     }
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .max_header_list_size(limits.http2_max_header_list_size)
-        .max_concurrent_streams(limits.http2_max_concurrent_streams)
-        .max_pending_accept_reset_streams(limits.http2_max_pending_accept_reset_streams)
-        .keep_alive_interval(limits.http2_keep_alive_interval)
-        .keep_alive_timeout(limits.http2_keep_alive_timeout);
-    builder
+
+    // Boxed, once per connection, and built out of line: the task's future
+    // stays small, and so do the stack frames tokio's task harness and the
+    // task make for it (room for the connection: kilobytes, on every
+    // request's stack).
+
+    /// An HTTP/1 connection serving `io`.
+    #[inline(never)]
+    fn http1_connection<S>(&self, io: TrackedIo, service: ConnService<S>) -> Pin<Box<Http1Connection<S>>>
+    where
+        S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible> + Clone,
+    {
+        Box::pin(self.http1.serve_connection(TokioIo::new(io), service).with_upgrades())
+    }
+
+    /// An HTTP/2 connection serving `io`.
+    #[inline(never)]
+    fn http2_connection<S>(&self, io: TrackedIo, service: ConnService<S>) -> Pin<Box<Http2Connection<S>>>
+    where
+        S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
+            + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Box::pin(self.http2.serve_connection(TokioIo::new(io), service))
+    }
 }
 
 /// Answers a connection over the cap with a raw 503 and closes it, keeping
@@ -205,15 +238,47 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
     });
 }
 
-/// One connection as hyper serves it.
-type HyperConnection<S> = auto::UpgradeableConnection<'static, TokioIo<TrackedIo>, ConnService<S>, TokioExecutor>;
+/// An HTTP/1 connection as hyper serves it.
+type Http1Connection<S> = http1::UpgradeableConnection<TokioIo<TrackedIo>, ConnService<S>>;
 
-/// Drives one connection until it ends, a timeout shuts it down, or the
-/// server stops. The timers live in a watchdog task of their own, so that
-/// the connection's many wake-ups per request poll nothing but the
-/// connection and one channel.
-async fn drive<S>(
-    mut connection: Pin<Box<HyperConnection<S>>>,
+/// An HTTP/2 connection as hyper serves it.
+type Http2Connection<S> = http2::Connection<TokioIo<TrackedIo>, ConnService<S>, TokioExecutor>;
+
+/// A connection as hyper serves it, in either version.
+trait Served: Future<Output = Result<(), hyper::Error>> {
+    /// Stops taking requests and ends once those in flight are answered.
+    fn graceful_shutdown(self: Pin<&mut Self>);
+}
+
+impl<S> Served for Http1Connection<S>
+where
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible> + Clone,
+{
+    fn graceful_shutdown(self: Pin<&mut Self>) {
+        http1::UpgradeableConnection::graceful_shutdown(self);
+    }
+}
+
+impl<S> Served for Http2Connection<S>
+where
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    fn graceful_shutdown(self: Pin<&mut Self>) {
+        http2::Connection::graceful_shutdown(self);
+    }
+}
+
+/// Serves one accepted connection: tells its HTTP version from its first
+/// bytes (under the header-read timeout), then [`drive`]s hyper's
+/// connection for that version. The watchdog runs from the start.
+async fn start<S>(
+    mut io: TrackedIo,
+    service: ConnService<S>,
+    builders: Arc<Builders>,
     activity: Arc<Activity>,
     draining: watch::Receiver<bool>,
     stop: watch::Receiver<()>,
@@ -228,6 +293,28 @@ async fn drive<S>(
     let orders = Arc::new(Orders::default());
     // The watchdog ends with the connection.
     let _watchdog = spawn_watchdog(activity, draining, stop, Arc::clone(&orders));
+    let version = {
+        let mut reading = std::pin::pin!(read_version(&mut io));
+        poll_fn(|cx| match reading.as_mut().poll(cx) {
+            Poll::Ready(read) => Poll::Ready(Some(read)),
+            Poll::Pending => orders.poll_order(cx).map(|_| None),
+        })
+        .await
+    };
+    match version {
+        Some(Ok(HttpVersion::Http1)) => drive(builders.http1_connection(io, service), &orders, peer).await,
+        Some(Ok(HttpVersion::Http2)) => drive(builders.http2_connection(io, service), &orders, peer).await,
+        Some(Err(e)) => tracing::debug!(%peer, error = %e, "connection ended before its first request"),
+        // A timeout passed before the first bytes, or the server drains.
+        None => tracing::debug!(%peer, "closing connection: no request received"),
+    }
+}
+
+/// Drives one connection until it ends, a timeout shuts it down, or the
+/// server stops. The timers live in a watchdog task of their own, so that
+/// the connection's many wake-ups per request poll nothing but the
+/// connection and one channel.
+async fn drive<C: Served>(mut connection: Pin<Box<C>>, orders: &Orders, peer: SocketAddr) {
     let ended = |result: Result<(), _>| {
         if let Err(e) = result {
             tracing::debug!(%peer, error = %e, "connection ended with an error");
