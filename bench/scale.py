@@ -173,7 +173,7 @@ def list_cost():
     figures = {}
     with tempfile.TemporaryDirectory() as work:
         for group in ("big", "small"):
-            figures[group] = budget.measure_kind(FIXTURE, None, work, fixture_command(group), spec)
+            figures[group] = budget.measure_kind(FIXTURE, None, work, fixture_command(group), spec).instructions
     big, small = figures["big"], figures["small"]
     big_bytes, small_bytes = page_bytes("big"), page_bytes("small")
     print(f"list: tools/list of 1,000 tools (first page, {big_bytes} bytes): {big} instructions; "
@@ -186,8 +186,8 @@ def batch():
     calls = [budget.rpc(i, "Catalog.get", {"id": 1 + i % 5}) for i in range(100)]
     hundred = ("/rpc", None, calls, {}, '"result"')
     with tempfile.TemporaryDirectory() as work:
-        one = budget.measure_kind(CATALOG, None, work, spec=single)
-        many = budget.measure_kind(CATALOG, None, work, spec=hundred)
+        one = budget.measure_kind(CATALOG, None, work, spec=single).instructions
+        many = budget.measure_kind(CATALOG, None, work, spec=hundred).instructions
     print(f"batch: /rpc single call {one} instructions, batch of 100 {many} ({many / one:.1f}x a single call; "
           f"{many / 100:.0f} per item; target <= 30x)")
 
