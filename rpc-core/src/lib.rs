@@ -68,6 +68,7 @@ pub mod openrpc;
 mod panic;
 pub mod rate;
 pub mod registry;
+pub mod result_json;
 pub mod rules;
 pub mod schema;
 pub mod store;
@@ -87,6 +88,7 @@ pub use jsonrpc::JsonLimits;
 pub use mcp_role::{CompletionSpec, CompletionTarget, McpRole, PromptSpec, ResourceSpec};
 pub use openrpc::ApiInfo;
 pub use registry::{Method, Registry, RegistryBuilder, RegistryError};
+pub use result_json::ResultJson;
 pub use rpc_macros::{ApplicationError, cache, info, invalidates, lock, service};
 
 /// `Result` with [`RpcError`].

@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use rpc::i18n::Language;
 use rpc::{Call, ClientView, Context, Execution, Identity, Method, Params, RpcError, Transport};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::askers::Round;
@@ -96,7 +95,7 @@ async fn run(
     method: &Arc<Method>,
     arguments: Map<String, Value>,
     round: Option<&Round>,
-) -> (Result<Box<RawValue>, ProtocolError>, Vec<Execution>, Option<Vec<u8>>) {
+) -> (Result<rpc::ResultJson, ProtocolError>, Vec<Execution>, Option<Vec<u8>>) {
     let mut context =
         Context::for_client(Transport::Mcp, method.name(), asked.client.clone()).with_identity(asked.identity.clone());
     if let Some(round) = round {

@@ -7,19 +7,19 @@
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Call, CallInfo, Executor, Params, Transport};
 use crate::identity::Identity;
 use crate::registry::Method;
+use crate::result_json::ResultJson;
 use crate::store::StoreError;
 
 /// Whom a relation's warm-up calls for: the writer's transport and caller.
 pub(super) type WarmAs = (Transport, Option<Arc<Identity>>);
 
 impl Executor {
-    pub(super) async fn after_response(&self, done: Vec<(CallInfo, Box<RawValue>)>) {
+    pub(super) async fn after_response(&self, done: Vec<(CallInfo, ResultJson)>) {
         for (info, value) in &done {
             self.shared.listeners.after_response(info, value).await;
             let warm_as = Some((info.transport, info.identity.clone()));

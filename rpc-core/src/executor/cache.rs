@@ -20,6 +20,7 @@ use crate::descriptor::CachePolicy;
 use crate::identity::Identity;
 use crate::logged::logged;
 use crate::registry::Method;
+use crate::result_json::ResultJson;
 use crate::store::{FIRST_STAMP, ResultRead};
 
 /// Where a call's result is cached.
@@ -33,7 +34,7 @@ pub(super) struct CacheSlot {
 /// What the cache said before the method ran.
 pub(super) enum Lookup {
     /// A current entry.
-    Hit(Box<RawValue>),
+    Hit(ResultJson),
     /// Nothing current: the result is stored under this stamp (`None` for a
     /// method without generations, or when the stamp could not be read).
     Miss(Option<String>),

@@ -31,17 +31,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 pub use crate::call::{Call, CallInfo, LARGE_INPUT_BYTES, Params, Stage, Transport};
 use crate::context::Context;
-use crate::descriptor::InvokeResult;
 use crate::error::{Environment, RpcError};
 use crate::events::{ErrorEvent, Listener, Listeners, RequestEvent};
 use crate::identity::Identity;
 use crate::rate::{RateDecision, RateKind, RateLimits, rate_key};
 use crate::registry::{Method, Registry};
+use crate::result_json::ResultJson;
 use crate::store::{CacheStore, LockStore, MemoryRates, Stores};
 pub use cache_control::CacheControl;
 
@@ -51,8 +50,9 @@ pub use cache_control::CacheControl;
 pub struct Execution {
     /// The method, when the name resolved.
     pub method: Option<Arc<Method>>,
-    /// The serialised result or the error.
-    pub result: InvokeResult,
+    /// The serialised result (shared with the result cache on a hit) or
+    /// the error.
+    pub result: Result<ResultJson, RpcError>,
     /// Where the call ended.
     pub stage: Stage,
     /// Kept for [`Executor::response_sent`] when there is work to do after
@@ -62,7 +62,7 @@ pub struct Execution {
 
 impl Execution {
     /// A call answered from the cache: nothing to do after the response.
-    fn cached(method: Arc<Method>, hit: Box<RawValue>) -> Self {
+    fn cached(method: Arc<Method>, hit: ResultJson) -> Self {
         Execution { method: Some(method), result: Ok(hit), stage: Stage::Cache, record: None }
     }
 
@@ -403,7 +403,7 @@ impl Executor {
                 }
             }
             let record = record.filter(|_| result.is_ok());
-            Execution { method: Some(method), result, stage: Stage::Method, record }
+            Execution { method: Some(method), result: result.map(ResultJson::from), stage: Stage::Method, record }
         }
     }
 
@@ -438,7 +438,7 @@ impl Executor {
         if let Err(e) = &result {
             self.report(call, method.name(), Some(&info.params), stage, e).await;
         }
-        Execution { method: Some(method), result, stage, record: None }
+        Execution { method: Some(method), result: result.map(ResultJson::from), stage, record: None }
     }
 
     /// A call that ended with `error` before any execution event.
@@ -512,7 +512,7 @@ impl Executor {
     /// listeners) runs here, without a task; whatever has to wait (an async
     /// listener, a network store) goes on in a task of its own.
     pub fn response_sent(&self, executions: Vec<Execution>) {
-        let done: Vec<(CallInfo, Box<RawValue>)> = executions
+        let done: Vec<(CallInfo, ResultJson)> = executions
             .into_iter()
             .filter_map(|e| match (e.record, e.result) {
                 (Some(info), Ok(value)) => Some((info, value)),

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use crate::clock::{Clock, SystemClock};
 use crate::future::MaybeReady;
+use crate::result_json::ResultJson;
 use crate::store::results::{self, FIRST_STAMP, ResultRead, result_text};
 use crate::store::{CacheStore, StoreError};
 
@@ -47,9 +48,14 @@ pub(crate) fn entry_cost(key: &str, value: &str) -> u64 {
     ENTRY_OVERHEAD + allocated(key.len()) + allocated(value.len())
 }
 
-/// What a call result put with [`CacheStore::put_result`] costs.
+/// What a call result put with [`CacheStore::put_result`] costs (its JSON
+/// is held behind an `Arc`'s two counts, so that a hit shares it).
 fn result_cost(key: &str, stamp: Option<&str>, json: &RawValue) -> u64 {
-    ENTRY_OVERHEAD + allocated(key.len()) + allocated(stamp.map_or(0, str::len)) + allocated(json.get().len())
+    const ARC_COUNTS: usize = 2 * std::mem::size_of::<usize>();
+    ENTRY_OVERHEAD
+        + allocated(key.len())
+        + allocated(stamp.map_or(0, str::len))
+        + allocated(ARC_COUNTS + json.get().len())
 }
 
 /// What an entry holds.
@@ -58,7 +64,7 @@ enum Stored {
     Text(Box<str>),
     /// A call result put with [`CacheStore::put_result`]: JSON checked
     /// when it was put, handed back without reading it again.
-    Result { stamp: Option<Box<str>>, json: Box<RawValue> },
+    Result { stamp: Option<Box<str>>, json: Arc<RawValue> },
 }
 
 impl Stored {
@@ -80,10 +86,13 @@ impl Stored {
 
     /// The result, if current under the generation stamp `current` (`None`:
     /// a method without generations).
-    fn result(&self, key: &str, current: Option<&str>) -> Option<Box<RawValue>> {
+    fn result(&self, key: &str, current: Option<&str>) -> Option<ResultJson> {
         match (self, current) {
-            (Stored::Result { stamp: None, json }, None) => Some(json.clone()),
-            (Stored::Result { stamp: Some(stamp), json }, Some(current)) if **stamp == *current => Some(json.clone()),
+            // Shared, not copied: a hit costs a reference count.
+            (Stored::Result { stamp: None, json }, None) => Some(Arc::clone(json).into()),
+            (Stored::Result { stamp: Some(stamp), json }, Some(current)) if **stamp == *current => {
+                Some(Arc::clone(json).into())
+            }
             (Stored::Result { .. }, _) => None,
             (Stored::Text(text), current) => {
                 let generation = current.map(|c| Some(c.to_owned()));
@@ -293,7 +302,7 @@ impl CacheStore for MemoryCache {
         json: &'a RawValue,
         ttl: Duration,
     ) -> MaybeReady<'a, Result<(), StoreError>> {
-        let value = || Stored::Result { stamp: stamp.map(Box::from), json: json.to_owned() };
+        let value = || Stored::Result { stamp: stamp.map(Box::from), json: Arc::from(json.to_owned()) };
         MaybeReady::ready(self.store(key, value, result_cost(key, stamp, json), ttl))
     }
 
@@ -399,6 +408,24 @@ mod tests {
             ResultRead::Current(json) => Some(json.get().to_owned()),
             ResultRead::Missing(_) => None,
         }
+    }
+
+    #[tokio::test]
+    async fn a_hit_shares_the_cached_bytes_instead_of_copying_them() {
+        let cache = MemoryCache::new(1 << 20);
+        let ttl = Duration::from_secs(60);
+        let hit = async |key, stamp| match cache.get_result(key, stamp).await.unwrap() {
+            ResultRead::Current(json) => json,
+            ResultRead::Missing(_) => panic!("{key}: no hit"),
+        };
+        cache.put_result("r", None, &json(r#"{"a":1}"#), ttl).await.unwrap();
+        let (first, second) = (hit("r", None).await, hit("r", None).await);
+        assert!(matches!(first, ResultJson::Shared(_)));
+        assert!(std::ptr::eq(first.get(), second.get()), "both hits read the one stored copy");
+        cache.put_result("g", Some("0"), &json("[2]"), ttl).await.unwrap();
+        let (first, second) = (hit("g", Some("gen")).await, hit("g", Some("gen")).await);
+        assert_eq!(first.get(), "[2]");
+        assert!(std::ptr::eq(first.get(), second.get()), "with a generation stamp too");
     }
 
     #[tokio::test]

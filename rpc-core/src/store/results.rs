@@ -12,6 +12,7 @@
 use serde_json::value::RawValue;
 
 use crate::logged::logged;
+use crate::result_json::ResultJson;
 
 /// The stamp of a method that was never invalidated.
 pub const FIRST_STAMP: &str = "0";
@@ -21,7 +22,7 @@ pub const FIRST_STAMP: &str = "0";
 #[non_exhaustive]
 pub enum ResultRead {
     /// A current result.
-    Current(Box<RawValue>),
+    Current(ResultJson),
     /// Nothing current (absent, expired, stale or not JSON). A result
     /// computed now is stored under this stamp: the generation's (or
     /// [`FIRST_STAMP`]) for a method with generations, `None` for one
@@ -59,7 +60,7 @@ pub(crate) fn stamped(text: &str) -> Option<(&str, &str)> {
 pub(crate) fn read_text(key: &str, value: Option<String>, generation: Option<Option<String>>) -> ResultRead {
     let Some(stamp) = generation else {
         return match value.and_then(|text| parse(key, text)) {
-            Some(json) => ResultRead::Current(json),
+            Some(json) => ResultRead::Current(json.into()),
             None => ResultRead::Missing(None),
         };
     };
@@ -72,7 +73,7 @@ pub(crate) fn read_text(key: &str, value: Option<String>, generation: Option<Opt
         let start = text.len() - json.len();
         text.drain(..start);
         if let Some(json) = parse(key, text) {
-            return ResultRead::Current(json);
+            return ResultRead::Current(json.into());
         }
     }
     ResultRead::Missing(Some(stamp))
