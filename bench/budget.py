@@ -28,7 +28,8 @@ touches more code than that cache holds (BENCHMARKS.md, runs 24 to 26): the
 misses are the size of the code a request runs through, and a new layer on
 the path shows there when its instructions alone do not. The figure moves
 by 1 to 2 % with the code's layout from one build to another, hence the
-wider tolerance.
+wider tolerance. The stdio kind's misses are not checked: counting the whole
+process, they move by 10 % from run to run.
 """
 
 import http.client
@@ -275,7 +276,10 @@ def check(catalog, work, update):
             f.write("# instruction-cache misses (5 % over). Lower these with every performance change:\n")
             f.write("# bench/budget.py CATALOG --update\n")
             for kind, cost in figures.items():
-                f.write(f"{kind:34} {cost.instructions:>7} {cost.icache:>6}\n")
+                # stdio's misses include its runtime parking (the whole process
+                # is counted): they move by 10 % from run to run, unchecked.
+                icache = "" if KINDS[kind][1] == "stdio" else f" {cost.icache:>6}"
+                f.write(f"{kind:34} {cost.instructions:>7}{icache}\n")
         print(f"budget.py: wrote {BUDGET}")
         return
     budget = read_budget()
