@@ -190,23 +190,13 @@ impl Builders {
 
     /// An HTTP/1 connection serving `io`.
     #[inline(never)]
-    fn http1_connection<S>(&self, io: TrackedIo, service: ConnService<S>) -> Pin<Box<Http1Connection<S>>>
-    where
-        S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible> + Clone,
-    {
+    fn http1_connection<S: App>(&self, io: TrackedIo, service: ConnService<S>) -> Pin<Box<Http1Connection<S>>> {
         Box::pin(self.http1.serve_connection(TokioIo::new(io), service).with_upgrades())
     }
 
     /// An HTTP/2 connection serving `io`.
     #[inline(never)]
-    fn http2_connection<S>(&self, io: TrackedIo, service: ConnService<S>) -> Pin<Box<Http2Connection<S>>>
-    where
-        S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
-            + Clone
-            + Send
-            + 'static,
-        S::Future: Send + 'static,
-    {
+    fn http2_connection<S: App>(&self, io: TrackedIo, service: ConnService<S>) -> Pin<Box<Http2Connection<S>>> {
         Box::pin(self.http2.serve_connection(TokioIo::new(io), service))
     }
 }
@@ -238,6 +228,26 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
     });
 }
 
+/// What [`serve_with`] serves, named once for the functions that serve
+/// one of its connections.
+trait App:
+    tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible, Future: Send + 'static>
+    + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> App for S
+where
+    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+}
+
 /// An HTTP/1 connection as hyper serves it.
 type Http1Connection<S> = http1::UpgradeableConnection<TokioIo<TrackedIo>, ConnService<S>>;
 
@@ -250,23 +260,13 @@ trait Served: Future<Output = Result<(), hyper::Error>> {
     fn graceful_shutdown(self: Pin<&mut Self>);
 }
 
-impl<S> Served for Http1Connection<S>
-where
-    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible> + Clone,
-{
+impl<S: App> Served for Http1Connection<S> {
     fn graceful_shutdown(self: Pin<&mut Self>) {
         http1::UpgradeableConnection::graceful_shutdown(self);
     }
 }
 
-impl<S> Served for Http2Connection<S>
-where
-    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-{
+impl<S: App> Served for Http2Connection<S> {
     fn graceful_shutdown(self: Pin<&mut Self>) {
         http2::Connection::graceful_shutdown(self);
     }
@@ -275,7 +275,7 @@ where
 /// Serves one accepted connection: tells its HTTP version from its first
 /// bytes (under the header-read timeout), then [`drive`]s hyper's
 /// connection for that version. The watchdog runs from the start.
-async fn start<S>(
+async fn start<S: App>(
     mut io: TrackedIo,
     service: ConnService<S>,
     builders: Arc<Builders>,
@@ -283,13 +283,7 @@ async fn start<S>(
     draining: watch::Receiver<bool>,
     stop: watch::Receiver<()>,
     peer: SocketAddr,
-) where
-    S: tower::Service<Request<IncomingBody>, Response = Response<ResponseBody>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-{
+) {
     let orders = Arc::new(Orders::default());
     // The watchdog ends with the connection.
     let _watchdog = spawn_watchdog(activity, draining, stop, Arc::clone(&orders));
