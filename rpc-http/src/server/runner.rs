@@ -136,7 +136,8 @@ where
                 );
                 // Boxed: the task holds a pointer, and tokio's task harness makes
                 // no room for the connection's future in its frame.
-                let connection = Box::pin(start(io, service, Arc::clone(&builders), activity, draining.receiver().clone(), stop.clone(), peer));
+                let (draining, stop) = (draining.receiver().clone(), stop.clone());
+                let connection = Box::pin(start(io, service, Arc::clone(&builders), activity, draining, stop, peer));
                 tokio::spawn(connection);
             }
             () = &mut shutdown => break,
