@@ -221,13 +221,20 @@ async fn slow_request_head_is_cut_at_the_header_read_timeout() {
     assert!(elapsed < ms(1500), "closed only after {elapsed:?}: a late head is cut at once, without a grace period");
 }
 
+/// When the server closes a connection that sends `first` and then nothing,
+/// under a 400 ms header-read timeout (`None`: still open after 3 s).
+async fn closed_after_sending(first: &[u8]) -> Option<Duration> {
+    let server = server(ServerLimits::default().header_read_timeout(ms(400)).idle_timeout(ms(5000))).await;
+    let mut stream = connect(server.addr).await;
+    let since = Instant::now();
+    stream.write_all(first).await.expect("first bytes sent");
+    closed_after(&mut stream, since, ms(3000)).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connection_that_sends_nothing_is_closed_at_the_header_read_timeout() {
     let _shared = EXCLUSIVE.read().await;
-    let server = server(ServerLimits::default().header_read_timeout(ms(400)).idle_timeout(ms(5000))).await;
-    let mut stream = connect(server.addr).await;
-    let closed = closed_after(&mut stream, Instant::now(), ms(3000)).await;
-    let closed = closed.expect("a silent connection must be closed");
+    let closed = closed_after_sending(b"").await.expect("a silent connection must be closed");
     assert!(closed >= ms(350), "closed after {closed:?}");
 }
 
@@ -610,12 +617,9 @@ async fn an_http1_request_whose_first_byte_comes_alone_is_served() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_a_preface_is_closed_at_the_header_read_timeout() {
     let _shared = EXCLUSIVE.read().await;
-    let server = server(ServerLimits::default().header_read_timeout(ms(400)).idle_timeout(ms(5000))).await;
-    let mut stream = connect(server.addr).await;
-    let since = Instant::now();
-    stream.write_all(b"PRI * HTTP/2.0\r\n").await.expect("half a preface sent");
-    let closed = closed_after(&mut stream, since, ms(3000)).await;
-    let closed = closed.expect("a connection that stops inside the preface must be closed");
+    let closed = closed_after_sending(b"PRI * HTTP/2.0\r\n")
+        .await
+        .expect("a connection that stops inside the preface must be closed");
     assert!(closed >= ms(350), "closed after {closed:?}, before the header-read timeout");
 }
 
