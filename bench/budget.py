@@ -95,6 +95,12 @@ KINDS = {
         "/mcp/v1", "modern", tools_call("Catalog.get", {"id": 7}, MODERN_META),
         {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "Catalog.get"},
         '"structuredContent"'),
+    # A cached result of 2.3 KB (100 products): its text, escaped into
+    # `content[0].text` on every call, costs as much as the rest of the call.
+    "mcp-2026 tools/call cached 100 results": (
+        "/mcp/v1", "modern", tools_call("Catalog.search", {"query": "n", "limit": 100}, MODERN_META),
+        {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "Catalog.search"},
+        '"structuredContent"'),
     "rpc single": ("/rpc", None, rpc(1, "Catalog.get", {"id": 7}), {}, '"result"'),
     "stdio tools/call cached": (None, "stdio", tools_call("Catalog.get", {"id": 7}), {}, '"structuredContent"'),
     "rpc batch of 20": (
@@ -250,8 +256,9 @@ def read_budget():
     budget = {}
     with open(BUDGET) as f:
         for line in f:
-            # The kind's name, then its figures (a name may end in a number).
-            kind = next((k for k in KINDS if line.startswith(k + " ")), None)
+            # The kind's name, then its figures (a name may end in a number,
+            # and begin with another kind's name: the longest is the one).
+            kind = max((k for k in KINDS if line.startswith(k + " ")), key=len, default=None)
             figures = line[len(kind):].split() if kind else []
             if figures and len(figures) <= 2 and all(x.isdigit() for x in figures):
                 budget[kind] = Cost(int(figures[0]), int(figures[1]) if len(figures) == 2 else None)

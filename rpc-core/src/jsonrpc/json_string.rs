@@ -34,33 +34,51 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// byte for byte what `serde_json::to_writer(out, text)` writes.
 ///
 /// The literal is built in a stack buffer and appended to `out` a buffer at
-/// a time, eight bytes at once where none of them needs an escape (checked
-/// on the eight together): a tool's JSON result, written on every call as
-/// `content[0].text`, is short runs between quotes, and pushing them byte by
-/// byte onto `out` cost about 30 instructions a byte.
+/// a time, eight bytes of text at a time:
+/// * with no control character among them (`control_mask`), the eight
+///   are copied at once, then for each quote and backslash (found by
+///   `exact_zeros`) a backslash is written at its place and the rest of
+///   the eight after it;
+/// * else byte by byte through the escape table.
+///
+/// A tool's JSON result, written on every call as `content[0].text`, is
+/// short runs between quotes: through the table, a chunk that held one
+/// quote cost about 14 instructions a byte; this way about 10.
 pub fn write_json_string(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     let mut stage = [0u8; STAGE];
     stage[0] = b'"';
     let mut len = 1;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
+    let (chunks, rest) = bytes.as_chunks::<8>();
+    for chunk in chunks {
         if len > STAGE - 6 * 8 {
             out.extend_from_slice(&stage[..len]);
             len = 0;
         }
-        let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
-        if !needs_escape(word) {
-            stage[len..len + 8].copy_from_slice(chunk);
-            len += 8;
-        } else {
+        let word = u64::from_le_bytes(*chunk);
+        if control_mask(word) != 0 {
             for &byte in chunk {
                 len += escaped(byte, &mut stage[len..len + 6]);
             }
+            continue;
         }
+        let mut doubled = exact_zeros(word ^ (ONES * u64::from(b'"'))) | exact_zeros(word ^ (ONES * u64::from(b'\\')));
+        // Eight bytes and up to eight backslashes, and the eight bytes a
+        // shifted rest writes past the last.
+        let room = &mut stage[len..len + 24];
+        room[..8].copy_from_slice(chunk);
+        let mut added = 0;
+        while doubled != 0 {
+            let at = (doubled.trailing_zeros() / 8) as usize;
+            room[at + added] = b'\\';
+            room[at + added + 1..at + added + 9].copy_from_slice(&(word >> (8 * at)).to_le_bytes());
+            added += 1;
+            doubled &= doubled - 1;
+        }
+        len += 8 + added;
     }
-    for &byte in chunks.remainder() {
+    for &byte in rest {
         if len > STAGE - 6 {
             out.extend_from_slice(&stage[..len]);
             len = 0;
@@ -84,8 +102,10 @@ pub fn json_string_len(text: &str) -> usize {
     // rare and counted apart. Comparisons the compiler turns into vector
     // instructions, no table lookup per byte.
     let (mut doubled, mut control) = (0usize, 0usize);
-    for chunk in bytes.chunks(127) {
-        // Per chunk in byte-wide counters, so that the loop stays narrow.
+    for chunk in bytes.chunks(240) {
+        // Per chunk in byte-wide counters, so that the loop stays narrow: a
+        // byte counts at most once in each, and 240 bytes are whole vectors
+        // (a chunk of 127 left a tail of single bytes to count in each).
         let (mut d, mut c) = (0u8, 0u8);
         for &byte in chunk {
             d += u8::from(byte == b'"') + u8::from(byte == b'\\');
@@ -113,19 +133,34 @@ fn extra(byte: u8) -> usize {
 
 /// The stack buffer of [`write_json_string`] (it is zeroed on each call:
 /// small), flushed when the next chunk, escaped, might not fit.
-const STAGE: usize = 128;
+const STAGE: usize = 256;
 
-/// Whether any of the eight bytes of `word` is a control character, `"`
-/// or `\\` (the bytes JSON escapes): a zero byte found in `word` less
-/// 0x20 each (a byte of 0x80 or more is never one), and in `word` xor `"`
-/// and xor `\\`.
+/// The control characters of `word` (read little-endian: its first byte
+/// lowest), each flagged by its high bit: a zero byte found in `word` less
+/// 0x20 each (a byte of 0x80 or more is never one). A borrow can flag a
+/// byte above a flagged one too, never below: the mask is zero only when
+/// there is none, and its lowest flag is exact.
 #[inline]
-fn needs_escape(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH != 0;
-    control || has_zero(word ^ (ONES * u64::from(b'"'))) || has_zero(word ^ (ONES * u64::from(b'\\')))
+fn control_mask(word: u64) -> u64 {
+    word.wrapping_sub(ONES * 0x20) & !word & HIGH
+}
+
+/// The zero bytes of `word`, each flagged by its high bit, and no other:
+/// no carry crosses a byte (`0x7f + 0x7f` fits in one), so every flag is
+/// exact, as clearing them one at a time needs.
+#[inline]
+fn exact_zeros(word: u64) -> u64 {
+    !(((word & !HIGH).wrapping_add(!HIGH)) | word | !HIGH)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `\\u00XX`: how a control character without a letter of its own is
+/// escaped.
+#[inline]
+fn unicode_escape(byte: u8) -> [u8; 6] {
+    [b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 15)]]
 }
 
 /// Writes `byte` as it is in a JSON string into `to` (six bytes of room):
@@ -138,14 +173,7 @@ fn escaped(byte: u8, to: &mut [u8]) -> usize {
             1
         }
         b'u' => {
-            to[..6].copy_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 15)],
-            ]);
+            to[..6].copy_from_slice(&unicode_escape(byte));
             6
         }
         escape => {
@@ -248,12 +276,47 @@ mod tests {
             texts.push(format!("{}{}", "a".repeat(plain * 8), "\u{1}".repeat(8)));
             texts.push(format!("{}{}x", "a".repeat(plain * 8), "\u{1}".repeat(8)));
         }
-        // 1 + 9 + 14 + 7 * 8 = 80 staged, then 48: the buffer exactly full at the end.
-        texts.push(format!("\"{}\"\"\"\"\"\"aa{}{}", "a".repeat(7), "a".repeat(7 * 8), "\u{1}".repeat(8)));
+        // The stage exactly full at the end: 1 + 15 (a chunk of seven
+        // quotes) + 24 plain chunks = 208 staged, then 48 of eight controls.
+        texts.push(format!("{}a{}{}", "\"".repeat(7), "a".repeat(24 * 8), "\u{1}".repeat(8)));
         for text in texts {
             let mut expected = b"x".to_vec();
             serde_json::to_writer(&mut expected, &text).unwrap();
             assert_eq!(written(&text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_masks_flag_the_bytes_to_escape() {
+        // Words of bytes around every boundary (controls, 0x20, quote,
+        // backslash, 0x7f, 0x80, 0xff): the control mask is zero exactly
+        // when there is no control character, and its lowest flag is the
+        // first; the exact masks flag every quote and backslash and nothing
+        // else.
+        let bytes = [0x00, 0x01, 0x1f, 0x20, 0x21, b'"', b'#', b'[', b'\\', b']', 0x7f, 0x80, 0xc3, 0xff, b'a'];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..200_000 {
+            let mut word = [0u8; 8];
+            for byte in &mut word {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *byte = bytes[(seed % bytes.len() as u64) as usize];
+            }
+            let value = u64::from_le_bytes(word);
+            let first_control = word.iter().position(|&b| b < 0x20);
+            let controls = control_mask(value);
+            let found = (controls != 0).then(|| (controls.trailing_zeros() / 8) as usize);
+            assert_eq!(found, first_control, "{word:02x?}");
+            // Every quote and backslash flagged, and nothing else.
+            let doubled =
+                exact_zeros(value ^ (ONES * u64::from(b'"'))) | exact_zeros(value ^ (ONES * u64::from(b'\\')));
+            let expected = word
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b == b'"' || b == b'\\')
+                .fold(0u64, |mask, (i, _)| mask | 0x80 << (8 * i));
+            assert_eq!(doubled, expected, "{word:02x?}");
         }
     }
 
