@@ -179,18 +179,23 @@ def total(catalog, kind, count, work, port, command=catalog_command, spec=None):
     return read_total(out)
 
 
-def read_total(out):
-    """The instructions and instruction-cache misses a callgrind output file
-    counted in all."""
+def read_events(out):
+    """Each event a callgrind output file counted, in all: name -> total."""
     names = []
     with open(out) as f:
         for line in f:
             if line.startswith("events:"):
                 names = line.split()[1:]
-            elif line.startswith("totals:") or line.startswith("summary:"):
-                totals = dict(zip(names, (int(x) for x in line.split()[1:])))
-                return Cost(totals.get("Ir", 0), totals.get("I1mr", 0))
+            elif line.startswith(("totals:", "summary:")):
+                return dict(zip(names, (int(x) for x in line.split()[1:])))
     raise SystemExit(f"budget.py: no totals in {out}")
+
+
+def read_total(out):
+    """The instructions and instruction-cache misses a callgrind output file
+    counted in all."""
+    totals = read_events(out)
+    return Cost(totals.get("Ir", 0), totals.get("I1mr", 0))
 
 
 class Cost:

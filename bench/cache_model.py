@@ -56,17 +56,10 @@ def events(binary, kind, count, baseline, keep=None):
             budget.total(binary, kind, count, work, port, command=bare)
         else:
             budget.total(binary, kind, count, work, port)
-        names, totals = [], []
         out = os.path.join(work, f"cg.{port}.out")
         if keep:
             shutil.copy(out, keep)
-        with open(out) as f:
-            for line in f:
-                if line.startswith("events:"):
-                    names = line.split()[1:]
-                elif line.startswith(("totals:", "summary:")):
-                    totals = [int(x) for x in line.split()[1:]]
-        return dict(zip(names, totals))
+        return budget.read_events(out)
 
 
 def main():

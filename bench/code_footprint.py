@@ -21,7 +21,7 @@ LINE = 64
 def addresses(path):
     """Per instruction address: its own instruction count, and its function."""
     counts, owner, names = collections.Counter(), {}, {}
-    positions, address, function, call_line = 1, 0, None, False
+    positions, address, function, call_line = 1, 0, "?", False
 
     def name(token):
         number, _, text = token.partition(" ")
