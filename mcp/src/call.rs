@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use std::borrow::Cow;
 
-use rpc::{Call, Context, Environment, Execution, Executor, Params, RpcError, Stage, Transport};
+use rpc::{Call, Context, Environment, Execution, Executor, Params, ResultJson, RpcError, Stage, Transport};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -265,6 +265,8 @@ pub fn call_tool<'a>(
                 (call.metered, call.peer) = (true, target.peer);
                 call.input_bytes = target.input_bytes;
                 call.context = Some(context);
+                // Its text content: a cached result keeps it written.
+                call.result_as_string = !tool.returns_content;
                 call
             })
             .await;
@@ -322,7 +324,7 @@ const NOT_AN_ERROR: &[u8] = b",\"isError\":false";
 
 /// A result's `CallToolResult`, in a buffer of exactly its size (a full
 /// buffer becomes the response's `Bytes` without another allocation).
-fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
+fn success(tool: &Tool, value: &ResultJson, target: CallTarget<'_>) -> Vec<u8> {
     let raw = value.get();
     if tool.returns_content {
         let listed = raw.starts_with('[');
@@ -343,10 +345,15 @@ fn success(tool: &Tool, value: &RawValue, target: CallTarget<'_>) -> Vec<u8> {
     }
     let structured = target.protocol.has_structured_output() && tool.has_output_schema();
     let structured_len = if structured { STRUCTURED.len() + raw.len() + 1 } else { 0 };
-    let text_len = rpc::jsonrpc::json_string_len(raw);
+    // Kept with a cached result (written by its first hit), else written now.
+    let kept = value.json_string();
+    let text_len = kept.map_or_else(|| rpc::jsonrpc::json_string_len(raw), str::len);
     let mut out = open(TEXT_CONTENT.len() + text_len + 2 + structured_len + NOT_AN_ERROR.len(), target);
     out.extend_from_slice(TEXT_CONTENT);
-    rpc::jsonrpc::write_json_string(&mut out, raw);
+    match kept {
+        Some(string) => out.extend_from_slice(string.as_bytes()),
+        None => rpc::jsonrpc::write_json_string(&mut out, raw),
+    }
     out.extend_from_slice(b"}]");
     if structured {
         out.extend_from_slice(STRUCTURED);

@@ -1,11 +1,14 @@
 //! A call's result as its response writes it: serialised once, and shared
-//! rather than copied when it comes from the result cache.
+//! rather than copied when it comes from the result cache, with the result
+//! written as a JSON string kept beside it when its caller wants that too.
 
 use std::fmt;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::value::RawValue;
+
+use crate::jsonrpc::json_string;
 
 /// A call's serialised result ([`Execution::result`](crate::Execution::result)):
 /// the bytes the method's result was written into, or the bytes an
@@ -13,19 +16,71 @@ use serde_json::value::RawValue;
 /// reference count, where a copy of the result cost an allocation, the copy
 /// and a free. Reads as the [`RawValue`] it holds (`json.get()`).
 #[derive(Clone)]
-pub enum ResultJson {
+pub struct ResultJson(Repr);
+
+#[derive(Clone)]
+enum Repr {
     /// The call's own bytes.
     Owned(Box<RawValue>),
     /// Bytes shared with the cache that holds them.
     Shared(Arc<RawValue>),
+    /// Bytes shared with the cache that holds them, which has room for
+    /// them written as a JSON string.
+    Kept(Arc<KeptJson>),
+}
+
+/// A cached result with room for it written as a JSON string (counted in
+/// the cache's bound when it was stored), written the first time a hit
+/// asks for it ([`ResultJson::json_string`]).
+pub(crate) struct KeptJson {
+    json: Box<RawValue>,
+    string: OnceLock<Box<str>>,
+}
+
+impl KeptJson {
+    /// `json`, with the string not written yet.
+    pub(crate) fn new(json: Box<RawValue>) -> Self {
+        KeptJson { json, string: OnceLock::new() }
+    }
+
+    /// The JSON text.
+    pub(crate) fn json(&self) -> &RawValue {
+        &self.json
+    }
 }
 
 impl ResultJson {
+    /// A cached result kept with room for its string.
+    pub(crate) fn kept(kept: Arc<KeptJson>) -> Self {
+        ResultJson(Repr::Kept(kept))
+    }
+
     /// The result as an owned box (a copy when it is shared).
     pub fn into_box(self) -> Box<RawValue> {
-        match self {
-            ResultJson::Owned(json) => json,
-            ResultJson::Shared(json) => (*json).to_owned(),
+        match self.0 {
+            Repr::Owned(json) => json,
+            Repr::Shared(json) => (*json).to_owned(),
+            Repr::Kept(kept) => kept.json.clone(),
+        }
+    }
+
+    /// Whether the bytes are shared with a cache (a hit) rather than the
+    /// call's own.
+    pub fn is_shared(&self) -> bool {
+        !matches!(self.0, Repr::Owned(_))
+    }
+
+    /// The result written as a JSON string (quotes included, byte for byte
+    /// what [`write_json_string`](crate::jsonrpc::write_json_string)
+    /// writes), when the cache it comes from keeps it: a result cached for
+    /// a caller that writes it so ([`Call::result_as_string`](crate::Call::result_as_string),
+    /// MCP's text content) has room for it, and it is written on the first
+    /// hit that asks, then copied by every later one. `None` for any other
+    /// result: the caller writes the string itself.
+    pub fn json_string(&self) -> Option<&str> {
+        match &self.0 {
+            Repr::Kept(kept) => Some(kept.string.get_or_init(|| json_string::to_json_string(kept.json.get()))),
+            Repr::Owned(_) | Repr::Shared(_) => None,
         }
     }
 }
@@ -34,9 +89,10 @@ impl Deref for ResultJson {
     type Target = RawValue;
 
     fn deref(&self) -> &RawValue {
-        match self {
-            ResultJson::Owned(json) => json,
-            ResultJson::Shared(json) => json,
+        match &self.0 {
+            Repr::Owned(json) => json,
+            Repr::Shared(json) => json,
+            Repr::Kept(kept) => &kept.json,
         }
     }
 }
@@ -49,13 +105,13 @@ impl AsRef<RawValue> for ResultJson {
 
 impl From<Box<RawValue>> for ResultJson {
     fn from(json: Box<RawValue>) -> Self {
-        ResultJson::Owned(json)
+        ResultJson(Repr::Owned(json))
     }
 }
 
 impl From<Arc<RawValue>> for ResultJson {
     fn from(json: Arc<RawValue>) -> Self {
-        ResultJson::Shared(json)
+        ResultJson(Repr::Shared(json))
     }
 }
 
@@ -94,5 +150,18 @@ mod tests {
         assert_eq!(Arc::strong_count(&held), 2);
         assert_eq!(shared.into_box().get(), r#"{"id":7}"#);
         assert_eq!(Arc::strong_count(&held), 1, "the copy lets the shared bytes go");
+        assert!(!owned.is_shared() && owned.json_string().is_none(), "written by its caller");
+    }
+
+    #[test]
+    fn a_kept_result_writes_its_string_once_and_shares_it() {
+        let kept = Arc::new(KeptJson::new(RawValue::from_string(r#"{"a":"b\nc"}"#.to_owned()).unwrap()));
+        let (first, second) = (ResultJson::kept(Arc::clone(&kept)), ResultJson::kept(Arc::clone(&kept)));
+        assert!(first.is_shared());
+        assert_eq!(first.get(), r#"{"a":"b\nc"}"#);
+        assert_eq!(first.json_string(), Some(r#""{\"a\":\"b\\nc\"}""#));
+        assert!(std::ptr::eq(first.json_string().unwrap(), second.json_string().unwrap()), "written once");
+        assert_eq!(first.clone().into_box().get(), r#"{"a":"b\nc"}"#);
+        assert_eq!(first, ResultJson::from(RawValue::from_string(r#"{"a":"b\nc"}"#.to_owned()).unwrap()));
     }
 }

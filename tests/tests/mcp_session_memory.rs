@@ -120,3 +120,68 @@ async fn a_flood_of_cached_calls_stays_within_the_cache_bound() {
     assert!((cache.len() as usize) < CALLS / 2, "the flood went past the bound: {} entries kept", cache.len());
     assert!(grown < BOUND + BOUND / 4, "resident memory grew by {} MiB for a {} MiB cache", grown / MIB, BOUND / MIB);
 }
+
+mod quotes {
+    rpc::api_group!(pub struct Texts => "texts");
+
+    /// Hands its text back: a result that doubles its quotes as a string.
+    pub struct Echo;
+
+    #[rpc::service(groups(Texts))]
+    impl Echo {
+        /// `text`, cached.
+        #[rpc::cache(ttl = 600, env(prod))]
+        pub fn echo(&self, text: String) -> String {
+            text
+        }
+    }
+}
+
+/// The same flood, of results cached for MCP's text content: each entry is
+/// counted with room for its result written as a JSON string, and a hit
+/// writes that string into it, so memory stays within the bound with every
+/// string written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_results_kept_with_their_strings_stays_within_the_cache_bound() {
+    let _alone = ALONE.lock().await;
+    const BOUND: u64 = 16 * MIB;
+    const CALLS: usize = 40_000;
+    let cache = std::sync::Arc::new(rpc::store::MemoryCache::new(BOUND));
+    let registry = rpc::Registry::builder().service(quotes::Echo).build().expect("registry");
+    let executor = rpc::Executor::new(registry, Environment::Prod).with_cache_store(cache.clone());
+    // About 600 bytes of JSON, a third of them quotes, each escaped twice.
+    let quoted = r#""x","#.repeat(100);
+    let call = |text: &str| {
+        let mut params = serde_json::Map::new();
+        params.insert("text".into(), json!(text));
+        let mut call = rpc::Call::new("Echo.echo", 1, rpc::Params::Named(params));
+        call.result_as_string = true;
+        call
+    };
+    let flood = async |from: usize, to: usize| {
+        for i in from..to {
+            let text = format!("{i:08}{quoted}");
+            let miss = executor.execute(call(&text)).await.result.expect("a result");
+            assert!(!miss.is_shared(), "the first call runs the method");
+            let hit = executor.execute(call(&text)).await.result.expect("a result");
+            let string = hit.json_string().expect("kept with room for its string");
+            assert_eq!(string.len(), rpc::jsonrpc::json_string_len(hit.get()));
+        }
+    };
+    flood(0, 1_000).await; // warm-up
+    let before = resident_bytes();
+    let started = std::time::Instant::now();
+    flood(1_000, CALLS).await;
+    let grown = resident_bytes().saturating_sub(before);
+    eprintln!(
+        "{CALLS} results kept with their strings in {:?}: {} entries, {} KiB counted, resident memory grew by {} KiB (bound {} KiB)",
+        started.elapsed(),
+        cache.len(),
+        cache.bytes() / 1024,
+        grown / 1024,
+        BOUND / 1024
+    );
+    assert!(cache.bytes() <= BOUND);
+    assert!((cache.len() as usize) < CALLS / 2, "the flood went past the bound: {} entries kept", cache.len());
+    assert!(grown < BOUND + BOUND / 4, "resident memory grew by {} MiB for a {} MiB cache", grown / MIB, BOUND / MIB);
+}

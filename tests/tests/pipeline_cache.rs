@@ -159,6 +159,60 @@ async fn a_hit_skips_the_method_and_the_execution_events() {
 }
 
 #[tokio::test]
+async fn mcp_hits_answer_the_text_content_the_first_call_wrote() {
+    let s = setup(Environment::Test).await;
+    let mut client = RawMcp::new(s.server.url("/mcp/v1"));
+    client.initialize("2025-11-25").await;
+    // A result whose text content needs every kind of escape.
+    let currency = "E\"U\\R\n\u{1}\u{7f} é 💶 </script>";
+    let call = |id: u32, item: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "Prices.price", "arguments": {"item": item, "currency": currency}}})
+    };
+    let first = client.post(&call(1, 5)).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let result = &first.json["result"];
+    let expected = format!("10 {currency}");
+    assert_eq!(result["structuredContent"], json!({"result": expected}), "{}", first.text);
+    let text = result["content"][0]["text"].as_str().expect("text content");
+    assert_eq!(text, serde_json::to_string(&expected).unwrap(), "the result's JSON as text");
+    for id in 2..5 {
+        // Hits: the string kept with the entry, written by the first of them.
+        let hit = client.post(&call(id, 5)).await;
+        assert_eq!(hit.text.replace(&format!("\"id\":{id},"), "\"id\":1,"), first.text, "byte for byte");
+    }
+    assert_eq!(s.runs(), 1, "ran once, then served from the cache");
+
+    // An entry stored by `/rpc` (no room for the string) serves MCP too.
+    assert_eq!(
+        s.call("Prices.price", json!({"item": 6, "currency": currency})).await["result"],
+        "10 ".to_owned() + currency
+    );
+    let hit = client.post(&call(6, 6)).await;
+    assert_eq!(hit.json["result"]["content"][0]["text"], serde_json::to_string(&expected).unwrap());
+    assert_eq!(s.runs(), 2);
+
+    // An invalidated entry is not answered with its old string (the
+    // relation keys by the item, in the default currency).
+    let euros = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "Prices.price", "arguments": {"item": 9}}})
+    };
+    for id in 7..9 {
+        assert_eq!(client.post(&euros(id)).await.json["result"]["content"][0]["text"], "\"10 EUR\"");
+    }
+    assert_eq!(s.call("Prices.set_price_cold", json!({"item": 9, "price": 8})).await["result"], 8);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while client.post(&euros(9)).await.json["result"]["content"][0]["text"] != "\"8 EUR\"" {
+        assert!(Instant::now() < deadline, "invalidated after the response");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let again = client.post(&euros(10)).await;
+    assert_eq!(again.json["result"]["content"][0]["text"], "\"8 EUR\"", "the new entry's string");
+    assert_eq!(s.runs(), 4);
+}
+
+#[tokio::test]
 async fn ignore_cache_runs_the_method_and_stores_the_fresh_result() {
     let s = setup(Environment::Test).await;
     assert_eq!(s.call("Prices.price", json!({"item": 2})).await["result"], "10 EUR");

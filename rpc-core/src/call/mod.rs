@@ -79,6 +79,12 @@ pub struct Call<'a> {
     /// The client's address, which rate limits count by when the call has
     /// no identity.
     pub peer: Option<std::net::IpAddr>,
+    /// The caller writes the result as a JSON string too (MCP's text
+    /// content): a result cache that shares its entries keeps room for that
+    /// string with the result it stores, so that a hit copies the string
+    /// ([`ResultJson::json_string`](crate::ResultJson::json_string))
+    /// instead of escaping the result again.
+    pub result_as_string: bool,
 }
 
 /// Parameters of at least this many bytes ([`Call::input_bytes`]) are
@@ -104,6 +110,7 @@ impl<'a> Call<'a> {
             timeout: None,
             metered: false,
             peer: None,
+            result_as_string: false,
         }
     }
 

@@ -83,15 +83,19 @@ impl Executor {
         }
     }
 
-    /// Stores `result` in `slot`, under the stamp the lookup read.
-    pub(super) async fn cache_store(&self, slot: &CacheSlot, stamp: Option<&str>, result: &RawValue) {
-        let stored = match (&slot.generation, stamp) {
-            (None, _) => self.shared.stores.cache.put_result(&slot.key, None, result, slot.ttl).await,
-            (Some(_), Some(stamp)) => {
-                self.shared.stores.cache.put_result(&slot.key, Some(stamp), result, slot.ttl).await
-            }
+    /// Stores `result` in `slot`, under the stamp the lookup read (with
+    /// room for it as a JSON string when the caller writes it so).
+    pub(super) async fn cache_store(&self, slot: &CacheSlot, stamp: Option<&str>, result: &RawValue, as_string: bool) {
+        let stamp = match (&slot.generation, stamp) {
+            (None, _) => None,
+            (Some(_), Some(stamp)) => Some(stamp),
             // The stamp could not be read: a stored result might be stale.
             (Some(_), None) => return,
+        };
+        let cache = &self.shared.stores.cache;
+        let stored = match as_string {
+            true => cache.put_result_with_string(&slot.key, stamp, result, slot.ttl).await,
+            false => cache.put_result(&slot.key, stamp, result, slot.ttl).await,
         };
         if let Err(e) = stored {
             tracing::warn!(key = %logged(&slot.key), error = %e, "could not store a result in the cache");

@@ -390,7 +390,7 @@ impl Executor {
                 lock.release().await;
             }
             if let (Some(slot), Ok(value)) = (&cache_slot, &result) {
-                self.cache_store(slot, stamp.as_deref(), value).await;
+                self.cache_store(slot, stamp.as_deref(), value, call.result_as_string).await;
             }
             if let Some(info) = &record {
                 self.shared.listeners.after_execute(info, &result).await;

@@ -93,6 +93,19 @@ pub fn write_json_string(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(&stage[..len + 1]);
 }
 
+/// `text` as a JSON string literal, quotes included, in a string of exactly
+/// its size: what [`write_json_string`] writes.
+pub fn to_json_string(text: &str) -> Box<str> {
+    let mut out = Vec::with_capacity(json_string_len(text));
+    write_json_string(&mut out, text);
+    // Escapes are ASCII and the rest is `text`'s own UTF-8, copied whole:
+    // the lossy branch is never taken.
+    match String::from_utf8(out) {
+        Ok(string) => string.into_boxed_str(),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into(),
+    }
+}
+
 /// How many bytes [`write_json_string`] writes for `text`, quotes
 /// included: a buffer sized with it is filled exactly (a response body that
 /// fills its buffer becomes `Bytes` without another allocation).
@@ -236,6 +249,9 @@ mod tests {
             let mut expected = b"x".to_vec();
             serde_json::to_writer(&mut expected, text).unwrap();
             assert_eq!(written(text), expected, "{text:?}");
+            let string = to_json_string(text);
+            assert_eq!(string.as_bytes(), &expected[1..], "{text:?}");
+            assert_eq!(string.len(), json_string_len(text), "exact: {text:?}");
         }
     }
 

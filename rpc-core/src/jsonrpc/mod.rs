@@ -9,5 +9,5 @@ pub mod limits;
 pub mod response;
 pub mod special;
 
-pub use json_string::{json_string_len, raw_json_str, write_json_string};
+pub use json_string::{json_string_len, raw_json_str, to_json_string, write_json_string};
 pub use limits::JsonLimits;

@@ -10,7 +10,8 @@ use serde_json::value::RawValue;
 
 use crate::clock::{Clock, SystemClock};
 use crate::future::MaybeReady;
-use crate::result_json::ResultJson;
+use crate::jsonrpc::json_string_len;
+use crate::result_json::{KeptJson, ResultJson};
 use crate::store::results::{self, FIRST_STAMP, ResultRead, result_text};
 use crate::store::{CacheStore, StoreError};
 
@@ -48,14 +49,28 @@ pub(crate) fn entry_cost(key: &str, value: &str) -> u64 {
     ENTRY_OVERHEAD + allocated(key.len()) + allocated(value.len())
 }
 
+const ARC_COUNTS: usize = 2 * std::mem::size_of::<usize>();
+
 /// What a call result put with [`CacheStore::put_result`] costs (its JSON
 /// is held behind an `Arc`'s two counts, so that a hit shares it).
 fn result_cost(key: &str, stamp: Option<&str>, json: &RawValue) -> u64 {
-    const ARC_COUNTS: usize = 2 * std::mem::size_of::<usize>();
     ENTRY_OVERHEAD
         + allocated(key.len())
         + allocated(stamp.map_or(0, str::len))
         + allocated(ARC_COUNTS + json.get().len())
+}
+
+/// What a call result put with [`CacheStore::put_result_with_string`]
+/// costs: behind the `Arc`, the JSON's box and the room for its string,
+/// and the string itself (its exact length), counted whether or not a hit
+/// writes it.
+fn kept_cost(key: &str, stamp: Option<&str>, json: &RawValue) -> u64 {
+    ENTRY_OVERHEAD
+        + allocated(key.len())
+        + allocated(stamp.map_or(0, str::len))
+        + allocated(ARC_COUNTS + std::mem::size_of::<KeptJson>())
+        + allocated(json.get().len())
+        + allocated(json_string_len(json.get()))
 }
 
 /// What an entry holds.
@@ -65,6 +80,9 @@ enum Stored {
     /// A call result put with [`CacheStore::put_result`]: JSON checked
     /// when it was put, handed back without reading it again.
     Result { stamp: Option<Box<str>>, json: Arc<RawValue> },
+    /// A call result put with [`CacheStore::put_result_with_string`]: the
+    /// same, with room for it written as a JSON string.
+    Kept { stamp: Option<Box<str>>, kept: Arc<KeptJson> },
 }
 
 impl Stored {
@@ -73,6 +91,7 @@ impl Stored {
         match self {
             Stored::Text(text) => text,
             Stored::Result { json, .. } => json.get(),
+            Stored::Kept { kept, .. } => kept.json().get(),
         }
     }
 
@@ -81,6 +100,7 @@ impl Stored {
         match self {
             Stored::Text(text) => text.to_string(),
             Stored::Result { stamp, json } => result_text(stamp.as_deref(), json),
+            Stored::Kept { stamp, kept } => result_text(stamp.as_deref(), kept.json()),
         }
     }
 
@@ -94,6 +114,11 @@ impl Stored {
                 Some(Arc::clone(json).into())
             }
             (Stored::Result { .. }, _) => None,
+            (Stored::Kept { stamp: None, kept }, None) => Some(ResultJson::kept(Arc::clone(kept))),
+            (Stored::Kept { stamp: Some(stamp), kept }, Some(current)) if **stamp == *current => {
+                Some(ResultJson::kept(Arc::clone(kept)))
+            }
+            (Stored::Kept { .. }, _) => None,
             (Stored::Text(text), current) => {
                 let generation = current.map(|c| Some(c.to_owned()));
                 match results::read_text(key, Some(text.to_string()), generation) {
@@ -306,6 +331,17 @@ impl CacheStore for MemoryCache {
         MaybeReady::ready(self.store(key, value, result_cost(key, stamp, json), ttl))
     }
 
+    fn put_result_with_string<'a>(
+        &'a self,
+        key: &'a str,
+        stamp: Option<&'a str>,
+        json: &'a RawValue,
+        ttl: Duration,
+    ) -> MaybeReady<'a, Result<(), StoreError>> {
+        let value = || Stored::Kept { stamp: stamp.map(Box::from), kept: Arc::new(KeptJson::new(json.to_owned())) };
+        MaybeReady::ready(self.store(key, value, kept_cost(key, stamp, json), ttl))
+    }
+
     fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>> {
         let mut shard = self.shard(key);
         if let Some(gone) = shard.entries.pop(key) {
@@ -420,12 +456,64 @@ mod tests {
         };
         cache.put_result("r", None, &json(r#"{"a":1}"#), ttl).await.unwrap();
         let (first, second) = (hit("r", None).await, hit("r", None).await);
-        assert!(matches!(first, ResultJson::Shared(_)));
+        assert!(first.is_shared() && first.json_string().is_none(), "no room for a string asked for");
         assert!(std::ptr::eq(first.get(), second.get()), "both hits read the one stored copy");
         cache.put_result("g", Some("0"), &json("[2]"), ttl).await.unwrap();
         let (first, second) = (hit("g", Some("gen")).await, hit("g", Some("gen")).await);
         assert_eq!(first.get(), "[2]");
         assert!(std::ptr::eq(first.get(), second.get()), "with a generation stamp too");
+    }
+
+    #[tokio::test]
+    async fn a_result_kept_with_its_string_writes_it_once_and_counts_it_from_the_start() {
+        let clock = Arc::new(ManualClock::new());
+        let cache = MemoryCache::with_clock(1 << 20, clock.clone());
+        let ttl = Duration::from_secs(60);
+        let text = r#"{"name":"a \"quoted\" \\ name","tab":"\t","é":[1,null]}"#;
+        cache.put_result_with_string("k", None, &json(text), ttl).await.unwrap();
+        let counted = kept_cost("k", None, &json(text));
+        assert_eq!(cache.bytes(), counted, "the string's room is counted before any hit writes it");
+        assert!(counted > result_cost("k", None, &json(text)) + text.len() as u64);
+        let hit = async |key, stamp| match cache.get_result(key, stamp).await.unwrap() {
+            ResultRead::Current(json) => json,
+            ResultRead::Missing(_) => panic!("{key}: no hit"),
+        };
+        let (first, second) = (hit("k", None).await, hit("k", None).await);
+        assert_eq!(first.get(), text, "the JSON as it was put");
+        let string = first.json_string().expect("kept with room for its string");
+        assert_eq!(string, serde_json::to_string(text).unwrap(), "what serde_json writes");
+        assert!(std::ptr::eq(string, second.json_string().unwrap()), "written once, then shared");
+        assert_eq!(cache.bytes(), counted, "writing it changed nothing counted");
+        assert_eq!(cache.get("k").await.unwrap().as_deref(), Some(text), "readable as text too");
+        // With a stamp: current under its generation only, as any result.
+        cache.put_result_with_string("g", Some("0"), &json("[2]"), ttl).await.unwrap();
+        assert_eq!(hit("g", Some("gen")).await.json_string(), Some(r#""[2]""#));
+        cache.put("gen", "s2", ttl).await.unwrap();
+        assert!(matches!(cache.get_result("g", Some("gen")).await.unwrap(), ResultRead::Missing(Some(s)) if s == "s2"));
+        // Put again without a string: the room goes, and so does its count.
+        cache.put_result("k", None, &json(text), ttl).await.unwrap();
+        assert!(hit("k", None).await.json_string().is_none());
+        clock.advance(ttl);
+        assert!(matches!(cache.get_result("k", None).await.unwrap(), ResultRead::Missing(None)), "expired");
+    }
+
+    #[tokio::test]
+    async fn results_kept_with_their_strings_stay_within_the_bound() {
+        // Quotes double in the string: each entry counts about 2.2 times its
+        // JSON, so fewer fit than without strings, and the bound holds.
+        let ttl = Duration::from_secs(60);
+        let text = format!("[{}]", vec![r#""x""#; 200].join(","));
+        let (plain, kept) = (MemoryCache::new(256 * 1024), MemoryCache::new(256 * 1024));
+        for i in 0..1_000 {
+            plain.put_result(&format!("k{i}"), None, &json(&text), ttl).await.unwrap();
+            kept.put_result_with_string(&format!("k{i}"), None, &json(&text), ttl).await.unwrap();
+            if let ResultRead::Current(hit) = kept.get_result(&format!("k{i}"), None).await.unwrap() {
+                assert_eq!(hit.json_string().map(str::len), Some(json_string_len(&text)));
+            }
+        }
+        assert!(kept.bytes() <= 256 * 1024 && plain.bytes() <= 256 * 1024);
+        let ratio = plain.len() as f64 / kept.len() as f64;
+        assert!((1.8..2.6).contains(&ratio), "{} plain entries, {} kept", plain.len(), kept.len());
     }
 
     #[tokio::test]

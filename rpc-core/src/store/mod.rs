@@ -139,6 +139,23 @@ pub trait CacheStore: Send + Sync + 'static {
     ) -> MaybeReady<'a, Result<(), StoreError>> {
         MaybeReady::pending(async move { self.put(key, &result_text(stamp, json), ttl).await })
     }
+
+    /// Stores the call result `json` as [`put_result`](Self::put_result)
+    /// does, for a caller that also writes it as a JSON string (see
+    /// [`Call::result_as_string`](crate::Call::result_as_string)): a store
+    /// that hands results back shared may keep room for that string with the
+    /// entry, counted in its bound, and keep the string there once a hit has
+    /// written it ([`ResultJson::json_string`](crate::ResultJson::json_string)).
+    /// The default is [`put_result`](Self::put_result).
+    fn put_result_with_string<'a>(
+        &'a self,
+        key: &'a str,
+        stamp: Option<&'a str>,
+        json: &'a RawValue,
+        ttl: Duration,
+    ) -> MaybeReady<'a, Result<(), StoreError>> {
+        self.put_result(key, stamp, json, ttl)
+    }
 }
 
 /// Named locks with an owner and a time to live.
