@@ -95,8 +95,9 @@ KINDS = {
         "/mcp/v1", "modern", tools_call("Catalog.get", {"id": 7}, MODERN_META),
         {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "Catalog.get"},
         '"structuredContent"'),
-    # A cached result of 2.3 KB (100 products): its text, escaped into
-    # `content[0].text` on every call, costs as much as the rest of the call.
+    # A cached result of 2.3 KB (100 products): its text content, escaped
+    # into `content[0].text`, is kept with the cache entry (written by the
+    # first hit); escaped again on every call, it cost as much as the rest.
     "mcp-2026 tools/call cached 100 results": (
         "/mcp/v1", "modern", tools_call("Catalog.search", {"query": "n", "limit": 100}, MODERN_META),
         {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "Catalog.search"},
