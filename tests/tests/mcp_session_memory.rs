@@ -107,18 +107,7 @@ async fn a_flood_of_cached_calls_stays_within_the_cache_bound() {
         let execution = executor.execute(call(i)).await;
         assert_eq!(execution.result.map(|r| r.get().to_owned()).ok().as_deref(), Some("[]"));
     }
-    let grown = resident_bytes().saturating_sub(before);
-    eprintln!(
-        "{CALLS} cached calls in {:?}: {} entries, {} KiB counted, resident memory grew by {} KiB (bound {} KiB)",
-        started.elapsed(),
-        cache.len(),
-        cache.bytes() / 1024,
-        grown / 1024,
-        BOUND / 1024
-    );
-    assert!(cache.bytes() <= BOUND);
-    assert!((cache.len() as usize) < CALLS / 2, "the flood went past the bound: {} entries kept", cache.len());
-    assert!(grown < BOUND + BOUND / 4, "resident memory grew by {} MiB for a {} MiB cache", grown / MIB, BOUND / MIB);
+    within_bound("cached calls", CALLS, started, &cache, before, BOUND);
 }
 
 mod quotes {
@@ -172,16 +161,29 @@ async fn a_flood_of_results_kept_with_their_strings_stays_within_the_cache_bound
     let before = resident_bytes();
     let started = std::time::Instant::now();
     flood(1_000, CALLS).await;
+    within_bound("results kept with their strings", CALLS, started, &cache, before, BOUND);
+}
+
+/// Checks a flood of `calls` (started at `started`, with `before` bytes
+/// resident) left `cache` within `bound`, counted and resident.
+fn within_bound(
+    what: &str,
+    calls: usize,
+    started: std::time::Instant,
+    cache: &rpc::store::MemoryCache,
+    before: u64,
+    bound: u64,
+) {
     let grown = resident_bytes().saturating_sub(before);
     eprintln!(
-        "{CALLS} results kept with their strings in {:?}: {} entries, {} KiB counted, resident memory grew by {} KiB (bound {} KiB)",
+        "{calls} {what} in {:?}: {} entries, {} KiB counted, resident memory grew by {} KiB (bound {} KiB)",
         started.elapsed(),
         cache.len(),
         cache.bytes() / 1024,
         grown / 1024,
-        BOUND / 1024
+        bound / 1024
     );
-    assert!(cache.bytes() <= BOUND);
-    assert!((cache.len() as usize) < CALLS / 2, "the flood went past the bound: {} entries kept", cache.len());
-    assert!(grown < BOUND + BOUND / 4, "resident memory grew by {} MiB for a {} MiB cache", grown / MIB, BOUND / MIB);
+    assert!(cache.bytes() <= bound);
+    assert!((cache.len() as usize) < calls / 2, "the flood went past the bound: {} entries kept", cache.len());
+    assert!(grown < bound + bound / 4, "resident memory grew by {} MiB for a {} MiB cache", grown / MIB, bound / MIB);
 }
