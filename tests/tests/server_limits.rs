@@ -195,6 +195,51 @@ async fn an_applications_own_service_finds_the_connection_and_the_target_in_the_
     assert!(body.contains(r#""result""#), "{body}");
 }
 
+/// An answer given before the request's body was read to its end says
+/// `Connection: close`: hyper drains what has arrived and closes the
+/// connection unless that was all of it, so a client that sent its next
+/// request on it would find it closed without an answer (the Python SDK's
+/// OAuth client did, after a `401`, once in a CI run). Answers that read the
+/// body keep the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_that_leave_the_body_unread_ask_the_client_to_close() {
+    let _shared = EXCLUSIVE.read().await;
+    let server = server(ServerLimits::default()).await;
+    let post = |path: &str, length: usize, body: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n{body}"
+        )
+    };
+    // The body announced and not sent yet, or sent whole: `/ok` never reads it.
+    for sent in ["", "0123456789"] {
+        let mut stream = connect(server.addr).await;
+        stream.write_all(post("/ok", 10, sent).as_bytes()).await.unwrap();
+        let (head, body) = read_response(&mut stream).await;
+        assert!(head.starts_with("http/1.1 200") && body == "ok", "{head}{body}");
+        assert!(head.contains("connection: close"), "body {sent:?} unread: {head}");
+        assert!(closed_after(&mut stream, Instant::now(), ms(2000)).await.is_some(), "closed as it said");
+    }
+    // A declared length over `/rpc`'s limit is refused unread.
+    let mut stream = connect(server.addr).await;
+    stream.write_all(post("/rpc", 100_000_000, "{").as_bytes()).await.unwrap();
+    let (head, _) = read_response(&mut stream).await;
+    assert!(head.starts_with("http/1.1 413") && head.contains("connection: close"), "{head}");
+
+    // Calls whose bodies are read share one connection, with or without
+    // a body (a GET of the endpoint's page in between).
+    let mut stream = connect(server.addr).await;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"Catalog.get","params":{"id":7}}"#;
+    for round in 0..3 {
+        stream.write_all(post("/rpc", call.len(), call).as_bytes()).await.unwrap();
+        let (head, body) = read_response(&mut stream).await;
+        assert!(head.starts_with("http/1.1 200") && body.contains(r#""result""#), "round {round}: {head}{body}");
+        assert!(!head.contains("connection: close"), "round {round}: {head}");
+        stream.write_all(get("/ok").as_bytes()).await.unwrap();
+        let (head, _) = read_response(&mut stream).await;
+        assert!(head.starts_with("http/1.1 200") && !head.contains("connection: close"), "{head}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_request_head_is_cut_at_the_header_read_timeout() {
     let _shared = EXCLUSIVE.read().await;

@@ -50,6 +50,9 @@ pub(crate) struct Activity {
     served: AtomicBool,
     /// Whether the requests are HTTP/2 (bytes then say nothing about heads).
     http2: AtomicBool,
+    /// Whether the HTTP/1 request in flight has body bytes its service has
+    /// not read to the end (see [`body_unread`](Self::body_unread)).
+    body_unread: AtomicBool,
     /// Milliseconds from `start` to when the last request in flight ended.
     idle_since: AtomicU64,
     /// Milliseconds from `start` to the first byte read while idle, or [`NONE`].
@@ -70,6 +73,7 @@ impl Activity {
             in_flight: AtomicUsize::new(0),
             served: AtomicBool::new(false),
             http2: AtomicBool::new(false),
+            body_unread: AtomicBool::new(false),
             idle_since: AtomicU64::new(0),
             first_byte: AtomicU64::new(NONE),
             write_blocked: AtomicU64::new(NONE),
@@ -111,6 +115,26 @@ impl Activity {
             self.http2.store(true, Ordering::Relaxed);
         }
         InFlight(self.clone())
+    }
+
+    /// An HTTP/1 request starts, with a body to read (`true`) or none.
+    pub(crate) fn body_opened(&self, unread: bool) {
+        self.body_unread.store(unread, Ordering::Relaxed);
+    }
+
+    /// The request's body was read to its end.
+    pub(crate) fn body_read(&self) {
+        self.body_unread.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the HTTP/1 request in flight still has body bytes unread
+    /// when its response is ready: a service that answered without reading
+    /// them (a refusal). hyper then drains what has arrived and closes the
+    /// connection if that is not all of it, which the response must say
+    /// (`Connection: close`), or a client may send its next request on a
+    /// connection the server is closing.
+    pub(crate) fn body_unread(&self) -> bool {
+        self.body_unread.load(Ordering::Relaxed)
     }
 
     fn request_ended(&self) {
@@ -182,6 +206,13 @@ impl Activity {
 
 /// A request in flight; dropping it ends the request.
 pub(crate) struct InFlight(Arc<Activity>);
+
+impl InFlight {
+    /// The connection's activity.
+    pub(crate) fn activity(&self) -> &Activity {
+        &self.0
+    }
+}
 
 impl Drop for InFlight {
     fn drop(&mut self) {

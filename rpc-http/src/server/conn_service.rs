@@ -1,7 +1,8 @@
 //! The service the runner hands hyper for one connection: it counts the
 //! request in flight until its response body is done, gives the request
 //! body its deadline, bounds the time to the response head, and asks
-//! HTTP/1 clients to close after a `408`.
+//! HTTP/1 clients to close after a `408` or an answer given without reading
+//! the request's body to its end.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -71,15 +72,17 @@ where
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let http1 = matches!(request.version(), Version::HTTP_09 | Version::HTTP_10 | Version::HTTP_11);
         let in_flight = self.activity.request_started(!http1);
+        if http1 {
+            self.activity.body_opened(!request.body().is_end_stream());
+        }
         let timeout = self.body_read_timeout;
         let connection = self.connection.clone();
-        let request = if self.in_body {
-            request.map(|body| DeadlineBody::new(timeout, body).with_connection(connection))
-        } else {
+        if !self.in_body {
             // As documented: in the extensions, for any other application.
-            request.extensions_mut().insert(connection);
-            request.map(|body| DeadlineBody::new(timeout, body))
-        };
+            request.extensions_mut().insert(connection.clone());
+        }
+        // The body carries it too: it tells the connection when it is read.
+        let request = request.map(|body| DeadlineBody::new(timeout, body).with_connection(connection));
         let inner = Deadline::new(self.request_timeout, call_ready(self.inner.clone(), request));
         ConnFuture { inner, in_flight: Some(in_flight), http1 }
     }
@@ -108,11 +111,14 @@ where
             Ok(Err(never)) => match never {},
             Err(Elapsed) => status_response(StatusCode::REQUEST_TIMEOUT),
         };
-        if *this.http1 && response.status() == StatusCode::REQUEST_TIMEOUT {
-            // The request body may be half read: the connection cannot carry another request.
+        let in_flight = this.in_flight.take();
+        let unread = in_flight.as_ref().is_some_and(|request| request.activity().body_unread());
+        if *this.http1 && (unread || response.status() == StatusCode::REQUEST_TIMEOUT) {
+            // The request body is unread or half read: hyper drains what has
+            // arrived and closes the connection unless that was all of it, so
+            // the client must not send another request on it.
             response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
-        let in_flight = this.in_flight.take();
         Poll::Ready(Ok(response.map(|body| Tracked { body, _in_flight: in_flight })))
     }
 }

@@ -5,6 +5,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+#[cfg(feature = "server")]
+use super::activity::Activity;
 use super::draining::Draining;
 
 /// The connection a request came on: the client's address, as the server
@@ -21,16 +23,46 @@ use super::draining::Draining;
 #[derive(Debug, Clone)]
 pub struct Connection(Arc<Shared>);
 
-#[derive(Debug)]
 struct Shared {
     peer: SocketAddr,
     draining: Draining,
+    /// The runner's bookkeeping of the connection, told when a request's
+    /// body has been read to its end.
+    #[cfg(feature = "server")]
+    activity: Option<Arc<Activity>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("peer", &self.peer).field("draining", &self.draining).finish()
+    }
 }
 
 impl Connection {
     /// A connection from `peer` on a server whose shutdown `draining` tells.
     pub fn new(peer: SocketAddr, draining: Draining) -> Self {
-        Connection(Arc::new(Shared { peer, draining }))
+        Connection(Arc::new(Shared {
+            peer,
+            draining,
+            #[cfg(feature = "server")]
+            activity: None,
+        }))
+    }
+
+    /// A connection the runner accepted, whose `activity` hears when a
+    /// request's body has been read to its end.
+    #[cfg(feature = "server")]
+    pub(crate) fn served(peer: SocketAddr, draining: Draining, activity: Arc<Activity>) -> Self {
+        Connection(Arc::new(Shared { peer, draining, activity: Some(activity) }))
+    }
+
+    /// The request's body was read to its end (the runner then lets the
+    /// connection carry another request without asking the client to close).
+    pub(crate) fn body_read(&self) {
+        #[cfg(feature = "server")]
+        if let Some(activity) = &self.0.activity {
+            activity.body_read();
+        }
     }
 
     /// The client's address.

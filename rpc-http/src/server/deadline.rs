@@ -65,11 +65,6 @@ impl<B> DeadlineBody<B> {
     pub fn connection(&self) -> Option<&Connection> {
         self.connection.as_ref()
     }
-
-    #[cfg(feature = "server")]
-    pub(crate) fn take_connection(&mut self) -> Option<Connection> {
-        self.connection.take()
-    }
 }
 
 impl<B> Body for DeadlineBody<B>
@@ -81,11 +76,14 @@ where
     type Error = BoxError;
 
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let this = self.project();
+        let mut this = self.project();
         if *this.expired {
             return Poll::Ready(None);
         }
-        if let Poll::Ready(frame) = this.inner.poll_frame(cx) {
+        if let Poll::Ready(frame) = this.inner.as_mut().poll_frame(cx) {
+            if let (Some(connection), true) = (&*this.connection, this.inner.is_end_stream() || frame.is_none()) {
+                connection.body_read();
+            }
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
         // Boxed when it starts: most bodies never need it, and the body

@@ -196,10 +196,10 @@ where
         };
     }
     #[cfg(feature = "server")]
-    if let Some(mut body) =
-        (&mut slot as &mut dyn Any).downcast_mut::<Option<super::IncomingBody>>().and_then(Option::take)
+    if let Some(body) = (&mut slot as &mut dyn Any).downcast_mut::<Option<super::IncomingBody>>().and_then(Option::take)
     {
-        let connection = body.take_connection();
+        // Shared, not taken: the body keeps it to say when it has been read.
+        let connection = body.connection().cloned();
         return (BodyBytes::Incoming(body), nothing(connection));
     }
     // The slot is empty only when it held a body taken above.

@@ -130,7 +130,7 @@ where
                 let service = ConnService::new(
                     service.clone(),
                     activity.clone(),
-                    Connection::new(peer, draining.clone()),
+                    Connection::served(peer, draining.clone(), activity.clone()),
                     limits.request_timeout,
                     limits.body_read_timeout,
                 );
