@@ -34,7 +34,7 @@ struct Shared {
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection").field("peer", &self.peer).field("draining", &self.draining).finish()
+        f.debug_struct("Shared").field("peer", &self.peer).field("draining", &self.draining).finish()
     }
 }
 

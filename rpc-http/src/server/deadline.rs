@@ -53,7 +53,8 @@ impl<B> DeadlineBody<B> {
 
     /// The body of a request that came on `connection`, which it carries
     /// for a service that reads it from here (see
-    /// [`reads_routed_body`](super::request_body::reads_routed_body)).
+    /// [`reads_routed_body`](super::request_body::reads_routed_body)) and
+    /// tells when the body has been read to its end.
     #[cfg(feature = "server")]
     pub(crate) fn with_connection(mut self, connection: Connection) -> Self {
         self.connection = Some(connection);
@@ -61,7 +62,8 @@ impl<B> DeadlineBody<B> {
     }
 
     /// The connection the request came on, when the runner carried it here
-    /// rather than in the extensions.
+    /// (it does for every request it serves; the application's own services
+    /// find it in the extensions as well).
     pub fn connection(&self) -> Option<&Connection> {
         self.connection.as_ref()
     }
