@@ -18,8 +18,9 @@ use super::draining::Draining;
 /// which declare [`reads_routed_body`](super::request_body::reads_routed_body),
 /// find it in the request body instead, without an extension map per
 /// request. [`connection_of`](super::route::connection_of) reads it from
-/// either. The requests of a connection share it, so carrying it costs one
-/// reference count per request.
+/// either. The requests of a connection share it, so carrying it costs a
+/// reference count per request (two for the application's own services:
+/// the request body carries it too, and tells it when it is read).
 #[derive(Debug, Clone)]
 pub struct Connection(Arc<Shared>);
 
