@@ -37,22 +37,15 @@ pub(crate) struct KeptJson {
     string: OnceLock<Box<str>>,
 }
 
-impl KeptJson {
-    /// `json`, with the string not written yet.
-    pub(crate) fn new(json: Box<RawValue>) -> Self {
-        KeptJson { json, string: OnceLock::new() }
-    }
-
-    /// The JSON text.
-    pub(crate) fn json(&self) -> &RawValue {
-        &self.json
-    }
-}
-
 impl ResultJson {
-    /// A cached result kept with room for its string.
-    pub(crate) fn kept(kept: Arc<KeptJson>) -> Self {
-        ResultJson(Repr::Kept(kept))
+    /// A copy of `json` for a cache to hold and share with its hits, with
+    /// room for it written as a JSON string (`with_string`), written by the
+    /// first hit that asks for it.
+    pub(crate) fn cached(json: &RawValue, with_string: bool) -> Self {
+        match with_string {
+            false => ResultJson(Repr::Shared(Arc::from(json.to_owned()))),
+            true => ResultJson(Repr::Kept(Arc::new(KeptJson { json: json.to_owned(), string: OnceLock::new() }))),
+        }
     }
 
     /// The result as an owned box (a copy when it is shared).
@@ -155,8 +148,8 @@ mod tests {
 
     #[test]
     fn a_kept_result_writes_its_string_once_and_shares_it() {
-        let kept = Arc::new(KeptJson::new(RawValue::from_string(r#"{"a":"b\nc"}"#.to_owned()).unwrap()));
-        let (first, second) = (ResultJson::kept(Arc::clone(&kept)), ResultJson::kept(Arc::clone(&kept)));
+        let kept = ResultJson::cached(&RawValue::from_string(r#"{"a":"b\nc"}"#.to_owned()).unwrap(), true);
+        let (first, second) = (kept.clone(), kept);
         assert!(first.is_shared());
         assert_eq!(first.get(), r#"{"a":"b\nc"}"#);
         assert_eq!(first.json_string(), Some(r#""{\"a\":\"b\\nc\"}""#));

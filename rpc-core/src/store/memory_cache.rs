@@ -51,38 +51,31 @@ pub(crate) fn entry_cost(key: &str, value: &str) -> u64 {
 
 const ARC_COUNTS: usize = 2 * std::mem::size_of::<usize>();
 
-/// What a call result put with [`CacheStore::put_result`] costs (its JSON
-/// is held behind an `Arc`'s two counts, so that a hit shares it).
-fn result_cost(key: &str, stamp: Option<&str>, json: &RawValue) -> u64 {
-    ENTRY_OVERHEAD
-        + allocated(key.len())
-        + allocated(stamp.map_or(0, str::len))
-        + allocated(ARC_COUNTS + json.get().len())
-}
-
-/// What a call result put with [`CacheStore::put_result_with_string`]
-/// costs: behind the `Arc`, the JSON's box and the room for its string,
-/// and the string itself (its exact length), counted whether or not a hit
-/// writes it.
-fn kept_cost(key: &str, stamp: Option<&str>, json: &RawValue) -> u64 {
-    ENTRY_OVERHEAD
-        + allocated(key.len())
-        + allocated(stamp.map_or(0, str::len))
-        + allocated(ARC_COUNTS + std::mem::size_of::<KeptJson>())
-        + allocated(json.get().len())
-        + allocated(json_string_len(json.get()))
+/// What a call result put with [`CacheStore::put_result`] costs: its JSON
+/// is held behind an `Arc`'s two counts, so that a hit shares it. Put with
+/// [`CacheStore::put_result_with_string`] (`with_string`), the `Arc` holds
+/// the JSON's box and the room for its string, and the string itself is
+/// counted at its exact length whether or not a hit writes it.
+fn result_cost(key: &str, stamp: Option<&str>, json: &RawValue, with_string: bool) -> u64 {
+    let held = match with_string {
+        false => allocated(ARC_COUNTS + json.get().len()),
+        true => {
+            allocated(ARC_COUNTS + std::mem::size_of::<KeptJson>())
+                + allocated(json.get().len())
+                + allocated(json_string_len(json.get()))
+        }
+    };
+    ENTRY_OVERHEAD + allocated(key.len()) + allocated(stamp.map_or(0, str::len)) + held
 }
 
 /// What an entry holds.
 enum Stored {
     /// Text put with [`CacheStore::put`].
     Text(Box<str>),
-    /// A call result put with [`CacheStore::put_result`]: JSON checked
-    /// when it was put, handed back without reading it again.
-    Result { stamp: Option<Box<str>>, json: Arc<RawValue> },
-    /// A call result put with [`CacheStore::put_result_with_string`]: the
-    /// same, with room for it written as a JSON string.
-    Kept { stamp: Option<Box<str>>, kept: Arc<KeptJson> },
+    /// A call result put with [`CacheStore::put_result`] or
+    /// [`CacheStore::put_result_with_string`]: JSON checked when it was
+    /// put, handed back shared without reading it again.
+    Result { stamp: Option<Box<str>>, json: ResultJson },
 }
 
 impl Stored {
@@ -91,7 +84,6 @@ impl Stored {
         match self {
             Stored::Text(text) => text,
             Stored::Result { json, .. } => json.get(),
-            Stored::Kept { kept, .. } => kept.json().get(),
         }
     }
 
@@ -100,7 +92,6 @@ impl Stored {
         match self {
             Stored::Text(text) => text.to_string(),
             Stored::Result { stamp, json } => result_text(stamp.as_deref(), json),
-            Stored::Kept { stamp, kept } => result_text(stamp.as_deref(), kept.json()),
         }
     }
 
@@ -109,16 +100,9 @@ impl Stored {
     fn result(&self, key: &str, current: Option<&str>) -> Option<ResultJson> {
         match (self, current) {
             // Shared, not copied: a hit costs a reference count.
-            (Stored::Result { stamp: None, json }, None) => Some(Arc::clone(json).into()),
-            (Stored::Result { stamp: Some(stamp), json }, Some(current)) if **stamp == *current => {
-                Some(Arc::clone(json).into())
-            }
+            (Stored::Result { stamp: None, json }, None) => Some(json.clone()),
+            (Stored::Result { stamp: Some(stamp), json }, Some(current)) if **stamp == *current => Some(json.clone()),
             (Stored::Result { .. }, _) => None,
-            (Stored::Kept { stamp: None, kept }, None) => Some(ResultJson::kept(Arc::clone(kept))),
-            (Stored::Kept { stamp: Some(stamp), kept }, Some(current)) if **stamp == *current => {
-                Some(ResultJson::kept(Arc::clone(kept)))
-            }
-            (Stored::Kept { .. }, _) => None,
             (Stored::Text(text), current) => {
                 let generation = current.map(|c| Some(c.to_owned()));
                 match results::read_text(key, Some(text.to_string()), generation) {
@@ -272,6 +256,21 @@ impl MemoryCache {
     }
 }
 
+impl MemoryCache {
+    /// Stores a call result (with room for its string: `with_string`).
+    fn store_result(
+        &self,
+        key: &str,
+        stamp: Option<&str>,
+        json: &RawValue,
+        ttl: Duration,
+        with_string: bool,
+    ) -> Result<(), StoreError> {
+        let value = || Stored::Result { stamp: stamp.map(Box::from), json: ResultJson::cached(json, with_string) };
+        self.store(key, value, result_cost(key, stamp, json, with_string), ttl)
+    }
+}
+
 /// `f` of the entry under `key` in `shard`, unless it is absent or expired
 /// (an expired one is dropped).
 fn with_live<R>(shard: &mut Shard, key: &str, now: Instant, f: impl FnOnce(&Stored) -> R) -> Option<R> {
@@ -327,8 +326,7 @@ impl CacheStore for MemoryCache {
         json: &'a RawValue,
         ttl: Duration,
     ) -> MaybeReady<'a, Result<(), StoreError>> {
-        let value = || Stored::Result { stamp: stamp.map(Box::from), json: Arc::from(json.to_owned()) };
-        MaybeReady::ready(self.store(key, value, result_cost(key, stamp, json), ttl))
+        MaybeReady::ready(self.store_result(key, stamp, json, ttl, false))
     }
 
     fn put_result_with_string<'a>(
@@ -338,8 +336,7 @@ impl CacheStore for MemoryCache {
         json: &'a RawValue,
         ttl: Duration,
     ) -> MaybeReady<'a, Result<(), StoreError>> {
-        let value = || Stored::Kept { stamp: stamp.map(Box::from), kept: Arc::new(KeptJson::new(json.to_owned())) };
-        MaybeReady::ready(self.store(key, value, kept_cost(key, stamp, json), ttl))
+        MaybeReady::ready(self.store_result(key, stamp, json, ttl, true))
     }
 
     fn remove<'a>(&'a self, key: &'a str) -> MaybeReady<'a, Result<(), StoreError>> {

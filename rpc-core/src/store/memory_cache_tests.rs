@@ -92,9 +92,9 @@ async fn a_result_kept_with_its_string_writes_it_once_and_counts_it_from_the_sta
     let ttl = Duration::from_secs(60);
     let text = r#"{"name":"a \"quoted\" \\ name","tab":"\t","é":[1,null]}"#;
     cache.put_result_with_string("k", None, &json(text), ttl).await.unwrap();
-    let counted = kept_cost("k", None, &json(text));
+    let counted = result_cost("k", None, &json(text), true);
     assert_eq!(cache.bytes(), counted, "the string's room is counted before any hit writes it");
-    assert!(counted > result_cost("k", None, &json(text)) + text.len() as u64);
+    assert!(counted > result_cost("k", None, &json(text), false) + text.len() as u64);
     let hit = async |key, stamp| match cache.get_result(key, stamp).await.unwrap() {
         ResultRead::Current(json) => json,
         ResultRead::Missing(_) => panic!("{key}: no hit"),
@@ -145,7 +145,7 @@ async fn results_come_back_as_they_were_put() {
     cache.put_result("r", None, &json(r#"{"a":[1,2]}"#), ttl).await.unwrap();
     assert_eq!(current(cache.get_result("r", None).await.unwrap()).as_deref(), Some(r#"{"a":[1,2]}"#));
     assert_eq!(cache.get("r").await.unwrap().as_deref(), Some(r#"{"a":[1,2]}"#), "readable as text too");
-    assert_eq!(cache.bytes(), result_cost("r", None, &json(r#"{"a":[1,2]}"#)));
+    assert_eq!(cache.bytes(), result_cost("r", None, &json(r#"{"a":[1,2]}"#), false));
     // A result with a stamp is current under a generation only.
     assert!(matches!(cache.get_result("r", Some("gen")).await.unwrap(), ResultRead::Missing(Some(s)) if s == "0"));
     // Text put by hand is read and checked.
