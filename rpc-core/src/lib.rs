@@ -49,6 +49,7 @@
 extern crate self as rpc;
 
 pub mod ask;
+mod binders;
 pub mod call;
 pub mod clock;
 pub mod context;

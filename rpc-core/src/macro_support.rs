@@ -27,6 +27,7 @@ use serde::de::DeserializeOwned;
 pub use serde_json;
 use serde_json::{Map, Value};
 
+pub use crate::binders::{Bind, Downcast, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8};
 pub use crate::context::Context;
 pub use crate::descriptor::{
     CachePolicy, InvokeResult, Invoked, LockPolicy, MethodDescriptor, MethodSchemas, OutputKind, ParamDescriptor,
@@ -37,6 +38,55 @@ use crate::error::RpcError;
 pub use crate::group::{ApiGroup, GroupRef, is_valid_tool_name};
 pub use crate::mcp_role::{CompletionSpec, CompletionTarget, McpRole, PromptSpec, ResourceSpec};
 pub use crate::rules::{Format, Rule};
+
+/// The base of every generated method descriptor: the fields a method
+/// leaves at their defaults come from here (`..METHOD`), so the code
+/// generated per method names only what it sets. The macro always sets
+/// `name`, `fn_name`, `groups`, `invoke` and `line`.
+pub const METHOD: MethodDescriptor = MethodDescriptor {
+    name: "",
+    fn_name: "",
+    groups: &[],
+    summary: None,
+    description: None,
+    deprecated: None,
+    params: &[],
+    output: OutputKind::Value,
+    tool: ToolHints::NONE,
+    mcp: McpRole::Tool,
+    result_schema: None,
+    invoke: not_generated,
+    line: 0,
+    scopes: &[],
+    cache: None,
+    lock: None,
+    invalidates: &[],
+    errors: no_codes,
+};
+
+/// The base of every generated parameter descriptor (`..PARAM`): no
+/// header, description, default or rules. The macro always sets `name`,
+/// `is_param`, `required` and `schema`.
+pub const PARAM: ParamDescriptor = ParamDescriptor {
+    name: "",
+    is_param: true,
+    header: None,
+    description: None,
+    required: true,
+    default: None,
+    rules: &[],
+    schema: no_schema,
+};
+
+/// `METHOD`'s invoke function, which every generated descriptor replaces.
+fn not_generated(_: &ServiceInstance, _: Map<String, Value>, _: &Context) -> Invoked {
+    Invoked::Ready(Err(RpcError::internal("a method descriptor without its invoke function")))
+}
+
+/// `PARAM`'s schema function, which every generated descriptor replaces.
+fn no_schema(_: &mut SchemaGenerator) -> Option<Schema> {
+    None
+}
 
 /// The service behind an instance, borrowed (sync methods).
 pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {

@@ -32,10 +32,14 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
-use crate::method::{Method, Output, hint};
+use crate::method::{Method, Output};
 use crate::names::unraw;
 
 pub(crate) use crate::spans::respan;
+
+/// The most arguments `__private::bind<N>` takes (rpc-core's `binders`);
+/// a method with more gets the same body written out.
+const MAX_ARGS: usize = 8;
 
 /// Where the generated items go.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,13 +65,6 @@ pub struct Generated {
 /// The name of a method's slot constant.
 pub fn slot_ident(fn_ident: &Ident) -> Ident {
     format_ident!("__RPC_METHOD_{}", unraw(fn_ident))
-}
-
-fn opt_str(s: Option<&str>) -> TokenStream {
-    match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
 }
 
 /// The lints the generated items allow (`deprecated` too, but item by
@@ -115,6 +112,7 @@ impl Method {
         let mut bindings = Vec::new();
         let mut args = Vec::new();
         let mut param_descs = Vec::new();
+        let mut binders = Vec::new();
         let mut header_checks = Vec::new();
         let mut rule_checks = TokenStream::new();
         for (pi, p) in self.params.iter().enumerate() {
@@ -164,28 +162,38 @@ impl Method {
                 };
             });
             let required = p.default.is_none() && !p.optional;
-            let description = opt_str(p.description.as_deref());
             let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
-            let header = opt_str(p.header.as_ref().map(|(h, _)| h.as_str()));
-            if let Some((_, header_span)) = &p.header {
+            // Only the fields that differ from `PARAM`, the base: fewer
+            // expressions for the compiler to check, per parameter.
+            let mut fields = TokenStream::new();
+            if let Some((header, header_span)) = &p.header {
+                fields.extend(quote!(header: ::core::option::Option::Some(#header),));
                 let check = quote_spanned!(*header_span=> #k::assert_header::<#ty>);
                 header_checks.push(quote!(#check();));
             }
-            let rules = p.rules.iter().map(|r| r.expr(k));
+            if let Some(description) = p.description.as_deref() {
+                fields.extend(quote!(description: ::core::option::Option::Some(#description),));
+            }
+            if p.default.is_some() {
+                fields.extend(quote!(default: #default_desc,));
+            }
+            if !p.rules.is_empty() {
+                let rules = p.rules.iter().map(|r| r.expr(k));
+                fields.extend(quote!(rules: &[#(#rules),*],));
+            }
             rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
             let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
             param_descs.push(quote! {
                 #k::ParamDescriptor {
                     name: #pname,
                     is_param: #is_param,
-                    header: #header,
-                    description: #description,
                     required: #required,
-                    default: #default_desc,
-                    rules: &[#(#rules),*],
                     schema: #schema,
+                    #fields
+                    ..#k::PARAM
                 }
             });
+            binders.push(quote!(#bind, #pname, #default_arg));
             args.push(var);
         }
 
@@ -200,12 +208,7 @@ impl Method {
         // The return value's handling, its schema and its error codes: one
         // function each per return type (as spelt) of the block.
         let (finish, result_schema, output_kind, errors) = match &self.output {
-            Output::Unit => (
-                quote!(let () = #call; #k::unit_result()),
-                quote!(::core::option::Option::None),
-                quote!(#k::OutputKind::Unit),
-                quote!(#k::no_codes),
-            ),
+            Output::Unit => (quote!(let () = #call; #k::unit_result()), None, Some(quote!(#k::OutputKind::Unit)), None),
             Output::Typed(ty) => {
                 let span = ty.span();
                 let key = ty.to_token_stream().to_string();
@@ -251,13 +254,13 @@ impl Method {
                         let __out = #call;
                         #finished
                     },
-                    quote!(::core::option::Option::Some(Self::#schema_fn)),
-                    quote!(#k::OutputKind::Value),
-                    quote!(Self::#errors_fn),
+                    Some(quote!(Self::#schema_fn)),
+                    None,
+                    Some(quote!(Self::#errors_fn)),
                 )
             }
         };
-        let body = if self.is_async {
+        let (downcast, outcome) = if self.is_async {
             // One future, coerced to `Send` once, at the method: a method
             // whose future is not `Send` gets one error, on its name.
             let boxed = quote_spanned! {sig_span=>
@@ -265,26 +268,30 @@ impl Method {
                     #finish
                 })
             };
+            (quote!(#k::downcast_arc::<Self>), quote!(#k::Invoked::Pending(#boxed)))
+        } else {
+            (quote!(#k::downcast::<Self>), quote!(#k::Invoked::Ready({ #finish })))
+        };
+        let body = if args.len() <= MAX_ARGS {
+            // The binding written once in `__private::bind<N>`: this method
+            // adds its binders and its call.
+            let bind = format_ident!("bind{}", args.len());
             quote! {
-                let __svc = match #k::downcast_arc::<Self>(__instance) {
-                    ::core::result::Result::Ok(svc) => svc,
-                    ::core::result::Result::Err(error) => {
-                        return #k::Invoked::Ready(::core::result::Result::Err(error));
-                    }
-                };
-                #(#bindings)*
-                #k::Invoked::Pending(#boxed)
+                match #k::#bind(__instance, #downcast, __params, __ctx, #name, #(#binders,)*) {
+                    ::core::result::Result::Ok((__svc, #(#args,)*)) => #outcome,
+                    ::core::result::Result::Err(error) => #k::Invoked::Ready(::core::result::Result::Err(error)),
+                }
             }
         } else {
             quote! {
-                let __svc = match #k::downcast::<Self>(__instance) {
+                let __svc = match #downcast(__instance) {
                     ::core::result::Result::Ok(svc) => svc,
                     ::core::result::Result::Err(error) => {
                         return #k::Invoked::Ready(::core::result::Result::Err(error));
                     }
                 };
                 #(#bindings)*
-                #k::Invoked::Ready({ #finish })
+                #outcome
             }
         };
         items.extend(quote! {
@@ -309,63 +316,52 @@ impl Method {
         }
 
         let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> #k::GroupRef::of::<#g>()));
-        let summary = opt_str(self.docs.summary.as_deref());
-        let description = opt_str(self.docs.description.as_deref());
-        let deprecated = opt_str(self.deprecated.as_deref());
-        let t = &self.tool;
-        let title = opt_str(t.title.as_ref().map(|t| t.value()).as_deref());
-        let (ro, de, id, ow) =
-            (hint(t.read_only_hint), hint(t.destructive_hint), hint(t.idempotent_hint), hint(t.open_world_hint));
-        let requires_client: Vec<String> =
-            t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
-        let task = quote::format_ident!("{}", crate::tool_checks::task_variant(t).unwrap_or("Forbidden"));
-        let starts_task = t.starts_task.is_present();
-        let json_text = |source: &Option<crate::tool_checks::InputSchema>| match source {
-            None => quote!(::core::option::Option::None),
-            Some(crate::tool_checks::InputSchema::File(path)) => {
-                quote!(::core::option::Option::Some(::core::include_str!(#path)))
-            }
-            Some(crate::tool_checks::InputSchema::Inline(text)) => quote!(::core::option::Option::Some(#text)),
-        };
-        let input_schema = json_text(&self.input_schema);
-        let output_schema = json_text(&self.output_schema);
-        let meta = opt_str(self.meta.as_deref());
-        let icons = &self.icons;
-        let scopes = &self.scopes;
         let line = quote_spanned!(sig_span=> ::core::line!());
-        let policies = self.policies.fields(k);
-        let role = crate::role::tokens(&self.role, k);
+        // Only the fields that differ from `METHOD`, the base: fewer
+        // expressions for the compiler to check, per method.
+        let mut fields = TokenStream::new();
+        let mut optional = |field: TokenStream, value: Option<&str>| {
+            if let Some(value) = value {
+                fields.extend(quote!(#field: ::core::option::Option::Some(#value),));
+            }
+        };
+        optional(quote!(summary), self.docs.summary.as_deref());
+        optional(quote!(description), self.docs.description.as_deref());
+        optional(quote!(deprecated), self.deprecated.as_deref());
+        if !param_descs.is_empty() {
+            fields.extend(quote!(params: &[#(#param_descs),*],));
+        }
+        if let Some(output_kind) = output_kind {
+            fields.extend(quote!(output: #output_kind,));
+        }
+        let tool = self.tool_hints(k);
+        if !tool.is_empty() {
+            fields.extend(quote!(tool: #k::ToolHints { #tool ..#k::ToolHints::NONE },));
+        }
+        if !matches!(self.role, crate::role::Role::Tool) {
+            let role = crate::role::tokens(&self.role, k);
+            fields.extend(quote!(mcp: #role,));
+        }
+        if let Some(result_schema) = result_schema {
+            fields.extend(quote!(result_schema: ::core::option::Option::Some(#result_schema),));
+        }
+        if !self.scopes.is_empty() {
+            let scopes = &self.scopes;
+            fields.extend(quote!(scopes: &[#(#scopes),*],));
+        }
+        if let Some(errors) = errors {
+            fields.extend(quote!(errors: #errors,));
+        }
+        fields.extend(self.policies.fields(k));
         let descriptor = quote! {
             #k::MethodDescriptor {
                 name: #name,
                 fn_name: #fn_name,
                 groups: &[#(#groups),*],
-                summary: #summary,
-                description: #description,
-                deprecated: #deprecated,
-                params: &[#(#param_descs),*],
-                output: #output_kind,
-                tool: #k::ToolHints {
-                    title: #title,
-                    read_only_hint: #ro,
-                    destructive_hint: #de,
-                    idempotent_hint: #id,
-                    open_world_hint: #ow,
-                    requires_client: &[#(#requires_client),*],
-                    task: #k::TaskSupport::#task,
-                    starts_task: #starts_task,
-                    input_schema: #input_schema,
-                    output_schema: #output_schema,
-                    meta: #meta,
-                    icons: &[#(#icons),*],
-                },
-                mcp: #role,
-                result_schema: #result_schema,
                 invoke: Self::#invoke_fn,
                 line: #line,
-                scopes: &[#(#scopes),*],
-                errors: #errors,
-                #policies
+                #fields
+                ..#k::METHOD
             }
         };
 
@@ -393,6 +389,60 @@ impl Method {
         });
         items.extend(self.description_check(k));
         Generated { items, module_checks, slot }
+    }
+
+    /// The `ToolHints` fields that differ from `ToolHints::NONE`; empty
+    /// when none does.
+    fn tool_hints(&self, k: &TokenStream) -> TokenStream {
+        let t = &self.tool;
+        let mut fields = TokenStream::new();
+        if let Some(title) = &t.title {
+            let title = title.value();
+            fields.extend(quote!(title: ::core::option::Option::Some(#title),));
+        }
+        for (field, value) in [
+            (quote!(read_only_hint), t.read_only_hint),
+            (quote!(destructive_hint), t.destructive_hint),
+            (quote!(idempotent_hint), t.idempotent_hint),
+            (quote!(open_world_hint), t.open_world_hint),
+        ] {
+            if let Some(value) = crate::attrs::hint(value) {
+                fields.extend(quote!(#field: ::core::option::Option::Some(#value),));
+            }
+        }
+        let requires_client: Vec<String> =
+            t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
+        if !requires_client.is_empty() {
+            fields.extend(quote!(requires_client: &[#(#requires_client),*],));
+        }
+        if let Some(task) = crate::tool_checks::task_variant(t).ok().filter(|task| *task != "Forbidden") {
+            let task = format_ident!("{}", task);
+            fields.extend(quote!(task: #k::TaskSupport::#task,));
+        }
+        if t.starts_task.is_present() {
+            fields.extend(quote!(starts_task: true,));
+        }
+        let json_text = |source: &Option<crate::tool_checks::InputSchema>| match source {
+            None => None,
+            Some(crate::tool_checks::InputSchema::File(path)) => {
+                Some(quote!(::core::option::Option::Some(::core::include_str!(#path))))
+            }
+            Some(crate::tool_checks::InputSchema::Inline(text)) => Some(quote!(::core::option::Option::Some(#text))),
+        };
+        if let Some(input_schema) = json_text(&self.input_schema) {
+            fields.extend(quote!(input_schema: #input_schema,));
+        }
+        if let Some(output_schema) = json_text(&self.output_schema) {
+            fields.extend(quote!(output_schema: #output_schema,));
+        }
+        if let Some(meta) = self.meta.as_deref() {
+            fields.extend(quote!(meta: ::core::option::Option::Some(#meta),));
+        }
+        if !self.icons.is_empty() {
+            let icons = &self.icons;
+            fields.extend(quote!(icons: &[#(#icons),*],));
+        }
+        fields
     }
 
     /// Expressions that fail to evaluate, at the span of the name's source,

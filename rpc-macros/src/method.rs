@@ -7,12 +7,11 @@
 //! (a renamed `use mcp::mcp_tool as tool`, `#[tracing::instrument]`, ...),
 //! which must expand first.
 
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ImplItemFn, Lit, LitStr, ReturnType, Type, Visibility};
 
-use crate::attrs::{self, InfoArgs, ToolArgs};
+use crate::attrs::{InfoArgs, ToolArgs};
 use crate::docs;
 use crate::errors::Errors;
 use crate::krate::Krate;
@@ -442,12 +441,4 @@ fn deprecation(attrs: &[Attribute]) -> Option<String> {
         syn::Meta::Path(_) => None,
     };
     Some(note.unwrap_or_default())
-}
-
-/// `attrs::hint` re-exported for the generator.
-pub fn hint(h: Option<attrs::Hint>) -> TokenStream {
-    match attrs::hint(h) {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
-    }
 }

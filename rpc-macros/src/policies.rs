@@ -272,40 +272,36 @@ impl Policies {
         out
     }
 
-    /// The descriptor fields `cache`, `lock` and `invalidates`; `k` is the
-    /// `__private` path.
+    /// The descriptor fields `cache`, `lock` and `invalidates` that differ
+    /// from their defaults (none, none, none: the descriptor's base fills
+    /// those in); `k` is the `__private` path.
     pub fn fields(&self, k: &TokenStream) -> TokenStream {
-        let cache = match &self.cache {
-            Some((ttl, envs)) => {
-                let envs = envs.iter().map(|v| format_ident!("{}", v));
-                quote! {
-                    ::core::option::Option::Some(#k::CachePolicy {
-                        ttl_secs: #ttl,
-                        environments: &[#(#k::Environment::#envs),*],
-                    })
-                }
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        let lock = match &self.lock {
-            Some((param, ttl)) => {
-                let param = match param {
-                    Some(p) => quote!(::core::option::Option::Some(#p)),
-                    None => quote!(::core::option::Option::None),
-                };
-                quote!(::core::option::Option::Some(#k::LockPolicy { param: #param, ttl_secs: #ttl }))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        let relations = self
-            .invalidates
-            .iter()
-            .map(|(method, warm_up)| quote!(#k::Relation { method: #method, warm_up: #warm_up }));
-        quote! {
-            cache: #cache,
-            lock: #lock,
-            invalidates: &[#(#relations),*],
+        let mut fields = TokenStream::new();
+        if let Some((ttl, envs)) = &self.cache {
+            let envs = envs.iter().map(|v| format_ident!("{}", v));
+            fields.extend(quote! {
+                cache: ::core::option::Option::Some(#k::CachePolicy {
+                    ttl_secs: #ttl,
+                    environments: &[#(#k::Environment::#envs),*],
+                }),
+            });
         }
+        if let Some((param, ttl)) = &self.lock {
+            let param = match param {
+                Some(p) => quote!(::core::option::Option::Some(#p)),
+                None => quote!(::core::option::Option::None),
+            };
+            fields
+                .extend(quote!(lock: ::core::option::Option::Some(#k::LockPolicy { param: #param, ttl_secs: #ttl }),));
+        }
+        if !self.invalidates.is_empty() {
+            let relations = self
+                .invalidates
+                .iter()
+                .map(|(method, warm_up)| quote!(#k::Relation { method: #method, warm_up: #warm_up }));
+            fields.extend(quote!(invalidates: &[#(#relations),*],));
+        }
+        fields
     }
 }
 

@@ -14,6 +14,7 @@ mod cache_control;
 mod docs_page;
 mod hostile_props;
 mod i18n;
+mod jsonrpc_arity;
 mod jsonrpc_chaining;
 mod jsonrpc_errors;
 mod jsonrpc_http;

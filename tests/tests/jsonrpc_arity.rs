@@ -1,0 +1,170 @@
+//! Methods of every arity the generated code treats differently: none, one
+//! to eight arguments (bound by `__private::invoke<N>`, shared by every
+//! method of that arity) and nine (bound by code the macro writes out),
+//! sync and async, with a default and a `Context` among them. Each binds
+//! its arguments in declaration order, by name and by position, and the
+//! first parameter that cannot be bound is the one the error names.
+
+use crate::jsonrpc_common;
+
+use std::sync::Arc;
+
+use e2e_tests::TestServer;
+use jsonrpc_common::{call_error, call_result};
+use rpc::server::Router;
+use rpc::{Environment, Executor, JsonRpcService, Registry};
+use serde_json::{Value, json};
+
+mod app {
+    use rpc::Context;
+
+    rpc::api_group! {
+        /// Everything here.
+        pub struct Arity => "arity";
+    }
+
+    /// Methods that join their arguments into one string, in order.
+    #[derive(Debug, Default)]
+    pub struct Joiner;
+
+    #[rpc::service(groups(Arity))]
+    #[allow(clippy::too_many_arguments)]
+    impl Joiner {
+        /// No argument at all.
+        pub fn none(&self) -> String {
+            "none".to_owned()
+        }
+
+        /// One argument.
+        pub fn one(&self, a: u8) -> String {
+            format!("{a}")
+        }
+
+        /// Eight arguments (the most the shared bodies take), the last
+        /// one with a default.
+        pub fn eight(
+            &self,
+            a: u8,
+            b: u16,
+            c: u32,
+            d: u64,
+            e: i8,
+            f: String,
+            g: bool,
+            #[rpc(default = 7)] h: i64,
+        ) -> String {
+            format!("{a} {b} {c} {d} {e} {f} {g} {h}")
+        }
+
+        /// Nine arguments, bound by code written out for this method.
+        pub fn nine(
+            &self,
+            a: u8,
+            b: u16,
+            c: u32,
+            d: u64,
+            e: i8,
+            f: String,
+            g: bool,
+            h: i64,
+            #[rpc(default = "nine".to_owned())] i: String,
+        ) -> String {
+            format!("{a} {b} {c} {d} {e} {f} {g} {h} {i}")
+        }
+
+        /// Nine arguments, async, a `Context` among them.
+        pub async fn nine_later(
+            &self,
+            a: u8,
+            b: u16,
+            context: Context,
+            c: u32,
+            d: u64,
+            e: i8,
+            f: String,
+            g: bool,
+            h: i64,
+        ) -> String {
+            tokio::task::yield_now().await;
+            let _ = context;
+            format!("{a} {b} {c} {d} {e} {f} {g} {h}")
+        }
+
+        /// Two arguments and a `Context`, async.
+        pub async fn two_later(&self, context: Context, a: u8, #[rpc(default = 2)] b: u8) -> String {
+            tokio::task::yield_now().await;
+            let _ = context;
+            format!("{a} {b}")
+        }
+    }
+}
+
+async fn start() -> (TestServer, String) {
+    let registry = Registry::builder().service(app::Joiner).build().expect("the test service registers");
+    let executor = Executor::new(Arc::new(registry), Environment::Dev);
+    let router = Router::new().nest("/rpc", JsonRpcService::new(executor));
+    let server = TestServer::start(router).await;
+    let url = server.url("/rpc");
+    (server, url)
+}
+
+/// The parameters `a` to `i` (as many as `count`) named.
+fn named(values: &[Value]) -> Value {
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    Value::Object(names.iter().zip(values).map(|(n, v)| ((*n).to_owned(), v.clone())).collect())
+}
+
+fn nine_values() -> Vec<Value> {
+    vec![json!(1), json!(2), json!(3), json!(4), json!(-5), json!("six"), json!(true), json!(-8), json!("nein")]
+}
+
+#[tokio::test]
+async fn every_arity_binds_its_arguments_in_order_by_name_and_by_position() {
+    let (_server, url) = start().await;
+    let values = nine_values();
+    assert_eq!(call_result(&url, "Joiner.none", Value::Null).await, json!("none"));
+    assert_eq!(call_result(&url, "Joiner.one", json!([9])).await, json!("9"));
+    assert_eq!(call_result(&url, "Joiner.one", json!({"a": 9})).await, json!("9"));
+    for params in [named(&values[..8]), Value::Array(values[..8].to_vec())] {
+        assert_eq!(call_result(&url, "Joiner.eight", params).await, json!("1 2 3 4 -5 six true -8"));
+    }
+    for params in [named(&values), Value::Array(values.clone())] {
+        assert_eq!(call_result(&url, "Joiner.nine", params).await, json!("1 2 3 4 -5 six true -8 nein"));
+    }
+    for params in [named(&values[..8]), Value::Array(values[..8].to_vec())] {
+        assert_eq!(call_result(&url, "Joiner.nine_later", params).await, json!("1 2 3 4 -5 six true -8"));
+    }
+    assert_eq!(call_result(&url, "Joiner.two_later", json!([4, 5])).await, json!("4 5"));
+}
+
+#[tokio::test]
+async fn defaults_fill_in_on_both_sides_of_the_shared_bodies() {
+    let (_server, url) = start().await;
+    let values = nine_values();
+    assert_eq!(call_result(&url, "Joiner.eight", named(&values[..7])).await, json!("1 2 3 4 -5 six true 7"));
+    assert_eq!(call_result(&url, "Joiner.nine", named(&values[..8])).await, json!("1 2 3 4 -5 six true -8 nine"));
+    assert_eq!(call_result(&url, "Joiner.two_later", json!({"a": 4})).await, json!("4 2"));
+}
+
+#[tokio::test]
+async fn the_offending_parameter_is_named_on_both_sides_of_the_shared_bodies() {
+    let (_server, url) = start().await;
+    let values = nine_values();
+    for method in ["Joiner.eight", "Joiner.nine", "Joiner.nine_later"] {
+        // The seventh argument, `g`, is missing.
+        let mut params = named(&values[..8]);
+        params.as_object_mut().map(|p| p.remove("g"));
+        let error = call_error(&url, method, params).await;
+        assert_eq!(error["code"], json!(-32602), "{method}: {error}");
+        let extra = error["data"]["extra"].as_object().unwrap_or_else(|| panic!("{method}: {error}"));
+        assert_eq!(extra.keys().collect::<Vec<_>>(), ["g"], "{method}: {error}");
+
+        // The fourth, `d`, has the wrong type.
+        let mut params = named(&values[..8]);
+        params["d"] = json!("four");
+        let error = call_error(&url, method, params).await;
+        assert_eq!(error["code"], json!(-32602), "{method}: {error}");
+        let extra = error["data"]["extra"].as_object().unwrap_or_else(|| panic!("{method}: {error}"));
+        assert_eq!(extra.keys().collect::<Vec<_>>(), ["d"], "{method}: {error}");
+    }
+}
