@@ -4,9 +4,12 @@
 //!
 //! For a method `get` of `Catalog`:
 //!
-//! * `fn __rpc_invoke_get(&ServiceInstance, Map) -> Invoked`: binds each
-//!   parameter, calls the method (a sync one runs there and then; an async
-//!   one becomes a boxed future) and finishes its return value;
+//! * `fn __rpc_invoke_get(&ServiceInstance, Map) -> Invoked`: binds the
+//!   service and each parameter (through `__private::bind<N>`, shared by
+//!   the methods of the service that take the same types; a method with
+//!   more than eight arguments gets the sequence written out), calls the
+//!   method (a sync one runs there and then; an async one becomes a boxed
+//!   future) and finishes its return value;
 //! * for its return type, shared by the methods of the block that return
 //!   the same type (as spelt): `fn __rpc_finish_get(R) -> InvokeResult`,
 //!   which turns the return value into a result by the type's meaning;
@@ -18,7 +21,9 @@
 //!   `#[rpc(header)]` or rules: compile-time checks of their types;
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
 //! * `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`, the
-//!   descriptor (one constant: fewer items per method to check);
+//!   descriptor (one constant: fewer items per method to check), naming
+//!   only the fields that differ from `__private::METHOD` (and each
+//!   parameter's from `__private::PARAM`);
 //! * `fn __rpc_described_get()`, which warns (through `#[deprecated]`) when
 //!   an undocumented method is published over MCP.
 //!
@@ -58,8 +63,12 @@ pub struct Generated {
     pub items: TokenStream,
     /// `const _` items for [`Placement::Module`].
     pub module_checks: TokenStream,
-    /// The slot constant, `__RPC_METHOD_<fn>`.
-    pub slot: Ident,
+    /// For [`Placement::Module`], the method's entry in the service's
+    /// table, `Some(&MethodDescriptor { .. })`, written into the table
+    /// itself (no constant per method: fewer items to check). For
+    /// [`Placement::Deferred`], `None`: the entry is the slot constant,
+    /// `__RPC_METHOD_<fn>`, among the items.
+    pub entry: Option<TokenStream>,
 }
 
 /// The name of a method's slot constant.
@@ -370,25 +379,28 @@ impl Method {
             Placement::Module => checks.iter().map(|c| quote!(const _: () = #c;)).collect(),
             Placement::Deferred => TokenStream::new(),
         };
-        let slot_value = match placement {
-            Placement::Deferred if !checks.is_empty() => quote! {{
-                let () = Self::#check;
-                ::core::option::Option::Some(&#descriptor)
-            }},
-            _ => quote!(::core::option::Option::Some(&#descriptor)),
-        };
-        if placement == Placement::Deferred && !checks.is_empty() {
+        items.extend(self.description_check(k));
+        if placement == Placement::Module {
+            let entry = quote!(::core::option::Option::Some(&#descriptor));
+            return Generated { items, module_checks, entry: Some(entry) };
+        }
+        let slot_value = if checks.is_empty() {
+            quote!(::core::option::Option::Some(&#descriptor))
+        } else {
             items.extend(quote! {
                 #hidden
                 const #check: () = { #(#checks;)* };
             });
-        }
+            quote! {{
+                let () = Self::#check;
+                ::core::option::Option::Some(&#descriptor)
+            }}
+        };
         items.extend(quote! {
             #hidden
             const #slot: ::core::option::Option<&'static #k::MethodDescriptor> = #slot_value;
         });
-        items.extend(self.description_check(k));
-        Generated { items, module_checks, slot }
+        Generated { items, module_checks, entry: None }
     }
 
     /// The `ToolHints` fields that differ from `ToolHints::NONE`; empty

@@ -135,6 +135,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     let mut methods = Vec::new();
     let mut slots = Vec::new();
+    // The first method in the table names the table (method names are
+    // unique to the type; a type may have several blocks).
+    let mut first_method = None;
     let mut imported = Vec::new();
     for impl_item in item.items.iter_mut() {
         let ImplItem::Fn(f) = impl_item else { continue };
@@ -142,12 +145,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         if f.attrs.iter().any(method::is_foreign_macro) {
             f.attrs.push(marker(&ctx, raw));
             if method::is_candidate(f) {
+                first_method.get_or_insert_with(|| f.sig.ident.clone());
                 slots.push(Slot::Deferred(slot_ident(&f.sig.ident)));
             }
             continue;
         }
         let attrs = method::parse_attrs(raw, &mut errors);
         if let Exposure::Exposed(m) = method::analyze(f, &ctx, attrs, &mut errors) {
+            first_method.get_or_insert_with(|| m.ident.clone());
             slots.push(Slot::Here(methods.len()));
             methods.push(*m);
         }
@@ -200,21 +205,22 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
 
+    // Inside the block, the `__private` path goes by one short name: the
+    // generated items name it dozens of times per method, and every token
+    // costs the compiler time.
+    let full = k;
+    let k = quote!(__rpc_private);
     let mut impl_items = TokenStream::new();
     let mut module_checks = TokenStream::new();
     let mut entries = Vec::new();
-    let generated: Vec<_> = {
+    let mut generated: Vec<_> = {
         let mut result_fns = HashMap::new();
         methods.iter().map(|m| m.generate(&k, Placement::Module, &mut result_fns)).collect()
     };
     for slot in &slots {
         match slot {
-            Slot::Here(i) => {
-                let g = &generated[*i];
-                let ident = &g.slot;
-                entries.push(quote!(<#self_ty>::#ident));
-            }
-            Slot::Deferred(ident) => entries.push(quote!(<#self_ty>::#ident)),
+            Slot::Here(i) => entries.push(generated[*i].entry.take().unwrap_or_default()),
+            Slot::Deferred(ident) => entries.push(quote!(Self::#ident)),
         }
     }
     for g in generated {
@@ -235,6 +241,22 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
+    // The table is a constant of the type, so the descriptors in it can
+    // name `Self`; a block without methods has an empty one.
+    let (table, table_value) = match &first_method {
+        Some(first) => {
+            let name = format_ident!("__RPC_TABLE_{}", crate::names::unraw(first));
+            (
+                quote! {
+                    #[doc(hidden)]
+                    #[allow(deprecated)]
+                    const #name: [::core::option::Option<&'static #k::MethodDescriptor>; #count] = [#(#entries),*];
+                },
+                quote!(<#self_ty>::#name),
+            )
+        }
+        None => (TokenStream::new(), quote!([])),
+    };
     let lints = crate::codegen::allowed_lints();
     quote! {
         #crate_use
@@ -243,17 +265,21 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, clippy::all)]
         const _: () = {
+            #[allow(unused_imports)]
+            use #full as __rpc_private;
             #type_check
             #markers
 
             #lints
             impl #self_ty {
                 #impl_items
+
+                #table
             }
 
             #module_checks
 
-            static __RPC_METHODS: [::core::option::Option<&'static #k::MethodDescriptor>; #count] = [#(#entries),*];
+            static __RPC_METHODS: [::core::option::Option<&'static #k::MethodDescriptor>; #count] = #table_value;
 
             #k::inventory::submit! {
                 #k::ServiceDescriptor {
