@@ -20,10 +20,12 @@
 //! * `fn __rpc_checks_get()`, only for a method whose parameters have
 //!   `#[rpc(header)]` or rules: compile-time checks of their types;
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
-//! * `const __RPC_METHOD_get: Option<&'static MethodDescriptor>`, the
-//!   descriptor (one constant: fewer items per method to check), naming
-//!   only the fields that differ from `__private::METHOD` (and each
-//!   parameter's from `__private::PARAM`);
+//! * the descriptor, naming only the fields that differ from
+//!   `__private::METHOD` (and each parameter's from `__private::PARAM`):
+//!   an entry of the block's table (`__RPC_TABLE_<first method>`, a
+//!   constant of the type), or, for a method whose attribute macros
+//!   expanded first, `const __RPC_METHOD_get: Option<&'static
+//!   MethodDescriptor>`, which the table names;
 //! * `fn __rpc_described_get()`, which warns (through `#[deprecated]`) when
 //!   an undocumented method is published over MCP.
 //!
@@ -118,6 +120,9 @@ impl Method {
         let name = &self.name;
 
         let mut items = TokenStream::new();
+        // The binding sequence, written out only for a method with more
+        // arguments than `bind<N>` takes.
+        let written_out = self.params.len() > MAX_ARGS;
         let mut bindings = Vec::new();
         let mut args = Vec::new();
         let mut param_descs = Vec::new();
@@ -162,14 +167,16 @@ impl Method {
                 None => (quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
             };
             let bind = quote_spanned!(span=> <#ty as #k::Arg>::bind);
-            bindings.push(quote! {
-                let #var: #ty = match #bind(#name, &mut __params, #pname, #default_arg, __ctx) {
-                    ::core::result::Result::Ok(value) => value,
-                    ::core::result::Result::Err(error) => {
-                        return #k::Invoked::Ready(::core::result::Result::Err(error));
-                    }
-                };
-            });
+            if written_out {
+                bindings.push(quote! {
+                    let #var: #ty = match #bind(#name, &mut __params, #pname, #default_arg, __ctx) {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => {
+                            return #k::Invoked::Ready(::core::result::Result::Err(error));
+                        }
+                    };
+                });
+            }
             let required = p.default.is_none() && !p.optional;
             let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
             // Only the fields that differ from `PARAM`, the base: fewer
@@ -281,7 +288,7 @@ impl Method {
         } else {
             (quote!(#k::downcast::<Self>), quote!(#k::Invoked::Ready({ #finish })))
         };
-        let body = if args.len() <= MAX_ARGS {
+        let body = if !written_out {
             // The binding written once in `__private::bind<N>`: this method
             // adds its binders and its call.
             let bind = format_ident!("bind{}", args.len());
