@@ -39,6 +39,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
+use crate::fields::Fields;
 use crate::method::{Method, Output};
 use crate::names::unraw;
 
@@ -181,22 +182,17 @@ impl Method {
             let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
             // Only the fields that differ from `PARAM`, the base: fewer
             // expressions for the compiler to check, per parameter.
-            let mut fields = TokenStream::new();
+            let mut fields = Fields::default();
             if let Some((header, header_span)) = &p.header {
-                fields.extend(quote!(header: ::core::option::Option::Some(#header),));
+                fields.some("header", Some(header));
                 let check = quote_spanned!(*header_span=> #k::assert_header::<#ty>);
                 header_checks.push(quote!(#check();));
             }
-            if let Some(description) = p.description.as_deref() {
-                fields.extend(quote!(description: ::core::option::Option::Some(#description),));
-            }
+            fields.some("description", p.description.as_deref());
             if p.default.is_some() {
-                fields.extend(quote!(default: #default_desc,));
+                fields.set("default", default_desc);
             }
-            if !p.rules.is_empty() {
-                let rules = p.rules.iter().map(|r| r.expr(k));
-                fields.extend(quote!(rules: &[#(#rules),*],));
-            }
+            fields.list("rules", p.rules.iter().map(|r| r.expr(k)));
             rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
             let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
             param_descs.push(quote! {
@@ -335,40 +331,27 @@ impl Method {
         let line = quote_spanned!(sig_span=> ::core::line!());
         // Only the fields that differ from `METHOD`, the base: fewer
         // expressions for the compiler to check, per method.
-        let mut fields = TokenStream::new();
-        let mut optional = |field: TokenStream, value: Option<&str>| {
-            if let Some(value) = value {
-                fields.extend(quote!(#field: ::core::option::Option::Some(#value),));
-            }
-        };
-        optional(quote!(summary), self.docs.summary.as_deref());
-        optional(quote!(description), self.docs.description.as_deref());
-        optional(quote!(deprecated), self.deprecated.as_deref());
-        if !param_descs.is_empty() {
-            fields.extend(quote!(params: &[#(#param_descs),*],));
-        }
+        let mut fields = Fields::default();
+        fields.some("summary", self.docs.summary.as_deref());
+        fields.some("description", self.docs.description.as_deref());
+        fields.some("deprecated", self.deprecated.as_deref());
+        fields.list("params", param_descs);
         if let Some(output_kind) = output_kind {
-            fields.extend(quote!(output: #output_kind,));
+            fields.set("output", output_kind);
         }
         let tool = self.tool_hints(k);
         if !tool.is_empty() {
-            fields.extend(quote!(tool: #k::ToolHints { #tool ..#k::ToolHints::NONE },));
+            fields.set("tool", quote!(#k::ToolHints { #tool ..#k::ToolHints::NONE }));
         }
         if !matches!(self.role, crate::role::Role::Tool) {
-            let role = crate::role::tokens(&self.role, k);
-            fields.extend(quote!(mcp: #role,));
+            fields.set("mcp", crate::role::tokens(&self.role, k));
         }
-        if let Some(result_schema) = result_schema {
-            fields.extend(quote!(result_schema: ::core::option::Option::Some(#result_schema),));
-        }
-        if !self.scopes.is_empty() {
-            let scopes = &self.scopes;
-            fields.extend(quote!(scopes: &[#(#scopes),*],));
-        }
+        fields.some("result_schema", result_schema);
+        fields.list("scopes", &self.scopes);
         if let Some(errors) = errors {
-            fields.extend(quote!(errors: #errors,));
+            fields.set("errors", errors);
         }
-        fields.extend(self.policies.fields(k));
+        self.policies.fields(k, &mut fields);
         let descriptor = quote! {
             #k::MethodDescriptor {
                 name: #name,
@@ -412,55 +395,32 @@ impl Method {
 
     /// The `ToolHints` fields that differ from `ToolHints::NONE`; empty
     /// when none does.
-    fn tool_hints(&self, k: &TokenStream) -> TokenStream {
+    fn tool_hints(&self, k: &TokenStream) -> Fields {
         let t = &self.tool;
-        let mut fields = TokenStream::new();
-        if let Some(title) = &t.title {
-            let title = title.value();
-            fields.extend(quote!(title: ::core::option::Option::Some(#title),));
-        }
-        for (field, value) in [
-            (quote!(read_only_hint), t.read_only_hint),
-            (quote!(destructive_hint), t.destructive_hint),
-            (quote!(idempotent_hint), t.idempotent_hint),
-            (quote!(open_world_hint), t.open_world_hint),
-        ] {
-            if let Some(value) = crate::attrs::hint(value) {
-                fields.extend(quote!(#field: ::core::option::Option::Some(#value),));
-            }
-        }
-        let requires_client: Vec<String> =
-            t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)).collect();
-        if !requires_client.is_empty() {
-            fields.extend(quote!(requires_client: &[#(#requires_client),*],));
-        }
+        let mut fields = Fields::default();
+        fields.some("title", t.title.as_ref().map(|title| title.value()));
+        fields.some("read_only_hint", crate::attrs::hint(t.read_only_hint));
+        fields.some("destructive_hint", crate::attrs::hint(t.destructive_hint));
+        fields.some("idempotent_hint", crate::attrs::hint(t.idempotent_hint));
+        fields.some("open_world_hint", crate::attrs::hint(t.open_world_hint));
+        fields.list("requires_client", t.requires_client.iter().filter_map(|p| p.get_ident().map(ToString::to_string)));
         if let Some(task) = crate::tool_checks::task_variant(t).ok().filter(|task| *task != "Forbidden") {
             let task = format_ident!("{}", task);
-            fields.extend(quote!(task: #k::TaskSupport::#task,));
+            fields.set("task", quote!(#k::TaskSupport::#task));
         }
         if t.starts_task.is_present() {
-            fields.extend(quote!(starts_task: true,));
+            fields.set("starts_task", true);
         }
-        let json_text = |source: &Option<crate::tool_checks::InputSchema>| match source {
-            None => None,
-            Some(crate::tool_checks::InputSchema::File(path)) => {
-                Some(quote!(::core::option::Option::Some(::core::include_str!(#path))))
-            }
-            Some(crate::tool_checks::InputSchema::Inline(text)) => Some(quote!(::core::option::Option::Some(#text))),
+        let json_text = |source: &Option<crate::tool_checks::InputSchema>| {
+            source.as_ref().map(|source| match source {
+                crate::tool_checks::InputSchema::File(path) => quote!(::core::include_str!(#path)),
+                crate::tool_checks::InputSchema::Inline(text) => quote!(#text),
+            })
         };
-        if let Some(input_schema) = json_text(&self.input_schema) {
-            fields.extend(quote!(input_schema: #input_schema,));
-        }
-        if let Some(output_schema) = json_text(&self.output_schema) {
-            fields.extend(quote!(output_schema: #output_schema,));
-        }
-        if let Some(meta) = self.meta.as_deref() {
-            fields.extend(quote!(meta: ::core::option::Option::Some(#meta),));
-        }
-        if !self.icons.is_empty() {
-            let icons = &self.icons;
-            fields.extend(quote!(icons: &[#(#icons),*],));
-        }
+        fields.some("input_schema", json_text(&self.input_schema));
+        fields.some("output_schema", json_text(&self.output_schema));
+        fields.some("meta", self.meta.as_deref());
+        fields.list("icons", &self.icons);
         fields
     }
 

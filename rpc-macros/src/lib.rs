@@ -12,6 +12,7 @@ mod deferred;
 mod docs;
 mod error_derive;
 mod errors;
+mod fields;
 mod krate;
 mod method;
 mod method_attrs;

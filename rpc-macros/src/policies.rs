@@ -10,6 +10,7 @@ use quote::{format_ident, quote};
 use syn::{Lit, LitStr, Meta};
 
 use crate::errors::Errors;
+use crate::fields::Fields;
 use crate::param::Param;
 use crate::seconds::Seconds;
 use crate::suggest::did_you_mean;
@@ -275,33 +276,30 @@ impl Policies {
     /// The descriptor fields `cache`, `lock` and `invalidates` that differ
     /// from their defaults (none, none, none: the descriptor's base fills
     /// those in); `k` is the `__private` path.
-    pub fn fields(&self, k: &TokenStream) -> TokenStream {
-        let mut fields = TokenStream::new();
-        if let Some((ttl, envs)) = &self.cache {
-            let envs = envs.iter().map(|v| format_ident!("{}", v));
-            fields.extend(quote! {
-                cache: ::core::option::Option::Some(#k::CachePolicy {
-                    ttl_secs: #ttl,
-                    environments: &[#(#k::Environment::#envs),*],
-                }),
-            });
-        }
-        if let Some((param, ttl)) = &self.lock {
-            let param = match param {
-                Some(p) => quote!(::core::option::Option::Some(#p)),
-                None => quote!(::core::option::Option::None),
-            };
-            fields
-                .extend(quote!(lock: ::core::option::Option::Some(#k::LockPolicy { param: #param, ttl_secs: #ttl }),));
-        }
-        if !self.invalidates.is_empty() {
-            let relations = self
-                .invalidates
+    pub fn fields(&self, k: &TokenStream, fields: &mut Fields) {
+        fields.some(
+            "cache",
+            self.cache.as_ref().map(|(ttl, envs)| {
+                let envs = envs.iter().map(|v| format_ident!("{}", v));
+                quote!(#k::CachePolicy { ttl_secs: #ttl, environments: &[#(#k::Environment::#envs),*] })
+            }),
+        );
+        fields.some(
+            "lock",
+            self.lock.as_ref().map(|(param, ttl)| {
+                let param = match param {
+                    Some(p) => quote!(::core::option::Option::Some(#p)),
+                    None => quote!(::core::option::Option::None),
+                };
+                quote!(#k::LockPolicy { param: #param, ttl_secs: #ttl })
+            }),
+        );
+        fields.list(
+            "invalidates",
+            self.invalidates
                 .iter()
-                .map(|(method, warm_up)| quote!(#k::Relation { method: #method, warm_up: #warm_up }));
-            fields.extend(quote!(invalidates: &[#(#relations),*],));
-        }
-        fields
+                .map(|(method, warm_up)| quote!(#k::Relation { method: #method, warm_up: #warm_up })),
+        );
     }
 }
 
