@@ -1,16 +1,21 @@
-//! The binding half of a generated `__rpc_invoke_*` function, written
-//! once: the service taken out of its instance and each argument bound in
-//! order. The generated function matches on the outcome and calls the
-//! method.
+//! The body of a generated `__rpc_invoke_*` function, written once: the
+//! service taken out of its instance, each argument bound in order, and
+//! (`call<N>`, for a method that is not `async`) the method called. The
+//! generated function passes the method and hands the outcome to its
+//! return type's `finish`; an `async` method's matches on `bind<N>`'s
+//! outcome and boxes its future.
 //!
-//! A method with up to eight arguments calls `bind<N>`, generic over its
-//! service and its argument types only: the compiler checks these bodies
-//! once for the whole program, and generates one copy per service and
-//! list of argument types (the methods of a service that take the same
-//! types share it), instead of one binding sequence per method.
+//! A method with up to eight arguments calls `call<N>` or `bind<N>`,
+//! generic over its service, argument and return types only: the compiler
+//! checks these bodies once for the whole program, and generates one copy
+//! per service and signature (the methods of a service with the same
+//! signature share it), instead of one binding sequence per method.
 //! Each argument's binder is named by the macro as before
 //! (`<T as Arg>::bind`, at the type's span), so a type that cannot be an
 //! argument gets the same one error on its own token.
+
+use std::any::Any;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -21,12 +26,30 @@ use crate::error::RpcError;
 /// An argument's binder: `<T as Arg>::bind`.
 pub type Bind<T> = fn(&str, &mut Map<String, Value>, &str, Option<fn() -> T>, &Context) -> Result<T, RpcError>;
 
+/// The arguments of a call, by name: the third argument of a generated
+/// `__rpc_invoke_*` function.
+pub type Args = Map<String, Value>;
+
 /// The service behind an instance: `downcast::<S>` (borrowed) or
 /// `downcast_arc::<S>` (shared, for async methods).
 pub type Downcast<'a, S> = fn(&'a ServiceInstance) -> Result<S, RpcError>;
 
+/// The service behind an instance, borrowed (sync methods).
+pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
+    instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
+}
+
+/// The service behind an instance, shared (async methods move it into their future).
+pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<Arc<T>, RpcError> {
+    Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
+}
+
+fn wrong_instance<T>() -> RpcError {
+    RpcError::internal(format!("service instance is not a `{}`", std::any::type_name::<T>()))
+}
+
 macro_rules! binders {
-    ($($name:ident($($ty:ident $value:ident $bind:ident $param:ident $default:ident),*);)*) => {$(
+    ($($name:ident $call:ident($($ty:ident $value:ident $bind:ident $param:ident $default:ident),*);)*) => {$(
         /// Takes the service out of `instance` and binds each argument from
         /// `params` (by its binder, name and default), in order; the first
         /// that fails is the error.
@@ -43,24 +66,41 @@ macro_rules! binders {
             $(let $value = $bind(method, &mut params, $param, $default, context)?;)*
             Ok((service, $($value),*))
         }
+
+        /// Takes the service out of `instance`, binds each argument from
+        /// `params` (by its binder, name and default), in order, and calls
+        /// `method` with them; the first binding that fails is the error.
+        #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
+        pub fn $call<'a, S: Any, R, $($ty),*>(
+            instance: &'a ServiceInstance,
+            mut params: Args,
+            context: &Context,
+            name: &str,
+            $($bind: Bind<$ty>, $param: &str, $default: Option<fn() -> $ty>,)*
+            method: fn(&'a S, $($ty),*) -> R,
+        ) -> Result<R, RpcError> {
+            let service = downcast::<S>(instance)?;
+            $(let $value = $bind(name, &mut params, $param, $default, context)?;)*
+            Ok(method(service, $($value),*))
+        }
     )*};
 }
 
 // A method with more arguments than the last of these gets the same body
 // written out by the macro (`MAX_ARGS` in rpc-macros' codegen).
 binders! {
-    bind0();
-    bind1(A0 a0 b0 n0 d0);
-    bind2(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1);
-    bind3(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2);
-    bind4(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3);
-    bind5(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4);
-    bind6(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5);
-    bind7(
+    bind0 call0();
+    bind1 call1(A0 a0 b0 n0 d0);
+    bind2 call2(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1);
+    bind3 call3(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2);
+    bind4 call4(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3);
+    bind5 call5(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4);
+    bind6 call6(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5);
+    bind7 call7(
         A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5,
         A6 a6 b6 n6 d6
     );
-    bind8(
+    bind8 call8(
         A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5,
         A6 a6 b6 n6 d6, A7 a7 b7 n7 d7
     );

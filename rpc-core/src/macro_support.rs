@@ -14,7 +14,6 @@
 
 use std::any::Any;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 pub use futures_util::future::BoxFuture;
 pub use inventory;
@@ -27,7 +26,10 @@ use serde::de::DeserializeOwned;
 pub use serde_json;
 use serde_json::{Map, Value};
 
-pub use crate::binders::{Bind, Downcast, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8};
+pub use crate::binders::{
+    Args, Bind, Downcast, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8, call0, call1, call2, call3,
+    call4, call5, call6, call7, call8, downcast, downcast_arc,
+};
 pub use crate::context::Context;
 pub use crate::descriptor::{
     CachePolicy, InvokeResult, Invoked, LockPolicy, MethodDescriptor, MethodSchemas, OutputKind, ParamDescriptor,
@@ -86,20 +88,6 @@ fn not_generated(_: &ServiceInstance, _: Map<String, Value>, _: &Context) -> Inv
 /// `PARAM`'s schema function, which every generated descriptor replaces.
 fn no_schema(_: &mut SchemaGenerator) -> Option<Schema> {
     None
-}
-
-/// The service behind an instance, borrowed (sync methods).
-pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
-    instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
-}
-
-/// The service behind an instance, shared (async methods move it into their future).
-pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<Arc<T>, RpcError> {
-    Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
-}
-
-fn wrong_instance<T>() -> RpcError {
-    RpcError::internal(format!("service instance is not a `{}`", std::any::type_name::<T>()))
 }
 
 /// A type a method argument can have: a parameter (it comes from JSON and
@@ -344,6 +332,16 @@ impl<T> ValueTag<T> {
 pub fn unit_result() -> InvokeResult {
     serde_json::value::RawValue::from_string("null".to_owned())
         .map_err(|e| RpcError::internal(format!("null does not serialise: {e}")))
+}
+
+/// A method's return value, or the error that kept it from being called
+/// (its service or an argument could not be bound): what a generated
+/// `finish` function takes.
+pub type Outcome<T> = Result<T, RpcError>;
+
+/// The outcome of a call to a method returning `()`.
+pub fn unit_outcome(outcome: Result<(), RpcError>) -> InvokeResult {
+    outcome.and_then(|()| unit_result())
 }
 
 /// Serialises a default parameter value for the schema.

@@ -4,17 +4,19 @@
 //!
 //! For a method `get` of `Catalog`:
 //!
-//! * `fn __rpc_invoke_get(&ServiceInstance, Map) -> Invoked`: binds the
-//!   service and each parameter (through `__private::bind<N>`, shared by
-//!   the methods of the service that take the same types; a method with
-//!   more than eight arguments gets the sequence written out), calls the
-//!   method (a sync one runs there and then; an async one becomes a boxed
-//!   future) and finishes its return value;
+//! * `fn __rpc_invoke_get(&ServiceInstance, Args, &Context) -> Invoked`:
+//!   a method that is not `async` passes its binders and itself to
+//!   `__private::call<N>` (shared by the methods of the service with the
+//!   same signature), which binds the service and each parameter and calls
+//!   it, and hands the outcome to its return type's finish; an `async` one
+//!   binds through `__private::bind<N>` and becomes a boxed future; a
+//!   method with more than eight arguments gets the sequence written out;
 //! * for its return type, shared by the methods of the block that return
-//!   the same type (as spelt): `fn __rpc_finish_get(R) -> InvokeResult`,
-//!   which turns the return value into a result by the type's meaning;
-//!   `fn __rpc_result_schema_get(&mut SchemaGenerator) -> Schema`; and
-//!   `fn __rpc_errors_get() -> &'static [ErrorCode]`;
+//!   the same type (as spelt): `fn __rpc_finish_get(Outcome<R>) ->
+//!   InvokeResult`, which turns the return value into a result by the
+//!   type's meaning (or passes on the error that kept the method from
+//!   being called); `fn __rpc_result_schema_get(&mut SchemaGenerator) ->
+//!   Schema`; and `fn __rpc_errors_get() -> &'static [ErrorCode]`;
 //! * each parameter's schema is its type's `Arg::schema`, named in the
 //!   descriptor (shared by every method with a parameter of that type);
 //! * `fn __rpc_checks_get()`, only for a method whose parameters have
@@ -45,7 +47,7 @@ use crate::names::unraw;
 
 pub(crate) use crate::spans::respan;
 
-/// The most arguments `__private::bind<N>` takes (rpc-core's `binders`);
+/// The most arguments `__private::call<N>` and `bind<N>` take (rpc-core's `binders`);
 /// a method with more gets the same body written out.
 const MAX_ARGS: usize = 8;
 
@@ -215,12 +217,12 @@ impl Method {
             #[allow(unused_imports)]
             use #k::{ResultKind as _, ValueKind as _};
         };
-        let call =
-            if self.is_async { quote!(__svc.#ident(#(#args),*).await) } else { quote!(__svc.#ident(#(#args),*)) };
         // The return value's handling, its schema and its error codes: one
-        // function each per return type (as spelt) of the block.
+        // function each per return type (as spelt) of the block. `finish`
+        // turns the local `__out`, an `Outcome<R>`, into an `InvokeResult`
+        // (at the return type's span: the location an error records).
         let (finish, result_schema, output_kind, errors) = match &self.output {
-            Output::Unit => (quote!(let () = #call; #k::unit_result()), None, Some(quote!(#k::OutputKind::Unit)), None),
+            Output::Unit => (quote!(#k::unit_outcome(__out)), None, Some(quote!(#k::OutputKind::Unit)), None),
             Output::Typed(ty) => {
                 let span = ty.span();
                 let key = ty.to_token_stream().to_string();
@@ -239,10 +241,13 @@ impl Method {
                         #hidden
                         // The error's location is the caller's: the method's return type.
                         #[track_caller]
-                        fn #finish_fn(__out: #ty) -> #k::InvokeResult {
+                        fn #finish_fn(__out: #k::Outcome<#ty>) -> #k::InvokeResult {
                             #kinds
                             let __tag = #tag;
-                            #ops.finish(#outcome)
+                            match __out {
+                                ::core::result::Result::Ok(__out) => #ops.finish(#outcome),
+                                ::core::result::Result::Err(__error) => ::core::result::Result::Err(__error),
+                            }
                         }
 
                         #hidden
@@ -260,60 +265,60 @@ impl Method {
                     });
                     result_fns.insert(key, fn_name.clone());
                 }
-                let finished = quote_spanned!(span=> Self::#finish_fn(__out));
                 (
-                    quote! {
-                        let __out = #call;
-                        #finished
-                    },
+                    quote_spanned!(span=> Self::#finish_fn(__out)),
                     Some(quote!(Self::#schema_fn)),
                     None,
                     Some(quote!(Self::#errors_fn)),
                 )
             }
         };
-        let (downcast, outcome) = if self.is_async {
+        let body = if self.is_async {
             // One future, coerced to `Send` once, at the method: a method
             // whose future is not `Send` gets one error, on its name.
             let boxed = quote_spanned! {sig_span=>
                 ::std::boxed::Box::pin(async move {
+                    let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*).await);
                     #finish
                 })
             };
-            (quote!(#k::downcast_arc::<Self>), quote!(#k::Invoked::Pending(#boxed)))
-        } else {
-            (quote!(#k::downcast::<Self>), quote!(#k::Invoked::Ready({ #finish })))
-        };
-        let body = if !written_out {
-            // The binding written once in `__private::bind<N>`: this method
-            // adds its binders and its call.
-            let bind = format_ident!("bind{}", args.len());
-            quote! {
-                match #k::#bind(__instance, #downcast, __params, __ctx, #name, #(#binders,)*) {
-                    ::core::result::Result::Ok((__svc, #(#args,)*)) => #outcome,
-                    ::core::result::Result::Err(error) => #k::Invoked::Ready(::core::result::Result::Err(error)),
-                }
-            }
-        } else {
-            quote! {
-                let __svc = match #downcast(__instance) {
-                    ::core::result::Result::Ok(svc) => svc,
-                    ::core::result::Result::Err(error) => {
-                        return #k::Invoked::Ready(::core::result::Result::Err(error));
+            let outcome = quote!(#k::Invoked::Pending(#boxed));
+            if !written_out {
+                // The binding written once in `__private::bind<N>`.
+                let bind = format_ident!("bind{}", args.len());
+                quote! {
+                    match #k::#bind(__instance, #k::downcast_arc::<Self>, __params, __ctx, #name, #(#binders,)*) {
+                        ::core::result::Result::Ok((__svc, #(#args,)*)) => #outcome,
+                        ::core::result::Result::Err(error) => #k::Invoked::Ready(::core::result::Result::Err(error)),
                     }
-                };
-                #(#bindings)*
-                #outcome
+                }
+            } else {
+                written_out_body(k, quote!(#k::downcast_arc::<Self>), &bindings, outcome)
             }
+        } else if !written_out {
+            // Binding and call written once in `__private::call<N>`: this
+            // method adds its binders, itself and its return type's finish.
+            // `finish` stays in a block: as the variant's direct argument,
+            // the location an error records (`#[track_caller]`) would be the
+            // service attribute's instead of the method's return type's.
+            let call = format_ident!("call{}", args.len());
+            quote! {
+                let __out = #k::#call(__instance, __params, __ctx, #name, #(#binders,)* Self::#ident);
+                #k::Invoked::Ready({ #finish })
+            }
+        } else {
+            let outcome = quote! {{
+                let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*));
+                #k::Invoked::Ready({ #finish })
+            }};
+            written_out_body(k, quote!(#k::downcast::<Self>), &bindings, outcome)
         };
+        // Only a binding sequence written out borrows the arguments mutably.
+        let params_mut = written_out.then(|| quote!(mut));
         items.extend(quote! {
             #hidden
             #[allow(clippy::unit_arg, clippy::let_unit_value)]
-            fn #invoke_fn(
-                __instance: &#k::ServiceInstance,
-                mut __params: #k::serde_json::Map<::std::string::String, #k::serde_json::Value>,
-                __ctx: &#k::Context,
-            ) -> #k::Invoked {
+            fn #invoke_fn(__instance: &#k::ServiceInstance, #params_mut __params: #k::Args, __ctx: &#k::Context) -> #k::Invoked {
                 #body
             }
         });
@@ -364,7 +369,7 @@ impl Method {
             }
         };
 
-        let checks = self.tool_name_checks(k);
+        let checks = self.tool_name_checks(k, placement);
         let module_checks = match placement {
             Placement::Module => checks.iter().map(|c| quote!(const _: () = #c;)).collect(),
             Placement::Deferred => TokenStream::new(),
@@ -426,24 +431,14 @@ impl Method {
 
     /// Expressions that fail to evaluate, at the span of the name's source,
     /// when the name is not a valid MCP tool name and one of its groups is
-    /// published over MCP.
-    fn tool_name_checks(&self, k: &TokenStream) -> Vec<TokenStream> {
+    /// published over MCP; for a deferred method (`placement`), also the
+    /// check that one of its groups is published when it carries an MCP
+    /// attribute (a service block checks its methods' together:
+    /// [`crate::method::unpublished_mcp_checks`]).
+    fn tool_name_checks(&self, k: &TokenStream, placement: Placement) -> Vec<TokenStream> {
         let mut checks = Vec::new();
-        if let Some((span, attr)) = self.mcp_attr
-            && !self.groups.is_empty()
-        {
-            let message = format!(
-                "`{attr}` on `{}`, but none of its groups is published over MCP, so it would be served nowhere: \
-                 add a group declared `mcp = true` to its groups, or remove `{attr}`",
-                self.name
-            );
-            let published = self.groups.iter().map(|g| {
-                let g = g.to_token_stream();
-                quote_spanned!(span=> <#g as #k::ApiGroup>::MCP)
-            });
-            checks.push(quote_spanned! {span=>
-                if !(#(#published)||*) { ::core::panic!(#message) }
-            });
+        if placement == Placement::Deferred {
+            checks.extend(crate::method::unpublished_mcp_checks(&[self], k));
         }
         if self.skip_name_check || crate::names::is_valid_tool_name(&self.name) {
             return checks;
@@ -489,5 +484,25 @@ impl Method {
                 #call
             }
         }
+    }
+}
+
+/// The body of a method's invoke function with its binding sequence
+/// written out (more arguments than `bind<N>` and `call<N>` take).
+fn written_out_body(
+    k: &TokenStream,
+    downcast: TokenStream,
+    bindings: &[TokenStream],
+    outcome: TokenStream,
+) -> TokenStream {
+    quote! {
+        let __svc = match #downcast(__instance) {
+            ::core::result::Result::Ok(svc) => svc,
+            ::core::result::Result::Err(error) => {
+                return #k::Invoked::Ready(::core::result::Result::Err(error));
+            }
+        };
+        #(#bindings)*
+        #outcome
     }
 }

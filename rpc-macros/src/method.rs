@@ -7,7 +7,8 @@
 //! (a renamed `use mcp::mcp_tool as tool`, `#[tracing::instrument]`, ...),
 //! which must expand first.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ImplItemFn, Lit, LitStr, ReturnType, Type, Visibility};
 
@@ -95,11 +96,7 @@ pub fn check_groupless_mcp(methods: &[&Method], errors: &mut Errors) {
         .filter_map(|m| m.mcp_attr.map(|(span, attr)| (*m, span, attr)))
         .collect();
     let Some((first, span, attr)) = groupless.first() else { return };
-    let more = match groupless.len() - 1 {
-        0 => String::new(),
-        1 => " (and 1 more method)".to_owned(),
-        n => format!(" (and {n} more methods)"),
-    };
+    let more = and_more(groupless.len());
     errors.push(syn::Error::new(
         *span,
         format!(
@@ -108,6 +105,51 @@ pub fn check_groupless_mcp(methods: &[&Method], errors: &mut Errors) {
             first.name
         ),
     ));
+}
+
+/// " (and N more methods)", for an error on the first of `count` methods.
+fn and_more(count: usize) -> String {
+    match count.saturating_sub(1) {
+        0 => String::new(),
+        1 => " (and 1 more method)".to_owned(),
+        n => format!(" (and {n} more methods)"),
+    }
+}
+
+/// Expressions that fail to evaluate when none of the groups of methods
+/// carrying an MCP attribute (`#[mcp_tool]`, ...) is published over MCP:
+/// they would be served nowhere. One per list of groups, on the first
+/// method with it, naming how many more there are (the same one error
+/// for a block's methods, whose groups are usually the block's).
+pub fn unpublished_mcp_checks(methods: &[&Method], k: &TokenStream) -> Vec<TokenStream> {
+    // (groups as spelt, the first method's attribute and name, how many)
+    let mut lists: Vec<(String, &Method, Span, &str, usize)> = Vec::new();
+    for m in methods.iter().filter(|m| !m.groups.is_empty()) {
+        let Some((span, attr)) = m.mcp_attr else { continue };
+        let key = m.groups.iter().map(|g| g.to_token_stream().to_string()).collect::<Vec<_>>().join(",");
+        match lists.iter_mut().find(|list| list.0 == key) {
+            Some(list) => list.4 += 1,
+            None => lists.push((key, m, span, attr, 1)),
+        }
+    }
+    lists
+        .into_iter()
+        .map(|(_, first, span, attr, count)| {
+            let message = format!(
+                "`{attr}` on `{}`{}, but none of its groups is published over MCP, so it would be served nowhere: \
+                 add a group declared `mcp = true` to its groups, or remove `{attr}`",
+                first.name,
+                and_more(count)
+            );
+            let published = first.groups.iter().map(|g| {
+                let g = g.to_token_stream();
+                quote_spanned!(span=> <#g as #k::ApiGroup>::MCP)
+            });
+            quote_spanned! {span=>
+                if !(#(#published)||*) { ::core::panic!(#message) }
+            }
+        })
+        .collect()
 }
 
 /// What the analysis decided about an `fn` of the impl block.

@@ -226,6 +226,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         impl_items.extend(g.items);
         module_checks.extend(g.module_checks);
     }
+    let methods_refs: Vec<&method::Method> = methods.iter().collect();
+    for check in method::unpublished_mcp_checks(&methods_refs, &k) {
+        module_checks.extend(quote!(const _: () = #check;));
+    }
     let removed: Vec<String> = args.removed.iter().map(LitStr::value).collect();
     let count = entries.len();
     let type_check = quote_spanned!(self_ty.span()=> const _: () = #k::assert_service::<#self_ty>(););
