@@ -10,6 +10,7 @@ use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::descriptor::{self, MethodDescriptor, ServiceDescriptor, ServiceInstance};
 use crate::schema::{MethodSchemaSet, build_method_schemas};
@@ -22,6 +23,9 @@ pub struct Method {
     instance: ServiceInstance,
     schemas: MethodSchemaSet,
     validator: ParamValidator,
+    /// A caller has read the method's results as JSON strings (MCP's text
+    /// content): see [`Method::results_read_as_strings`].
+    read_as_strings: AtomicBool,
 }
 
 impl Method {
@@ -67,6 +71,25 @@ impl Method {
             (Some(s), None) => Some(s.to_owned()),
             (None, Some(d)) => Some(d.to_owned()),
             (None, None) => None,
+        }
+    }
+
+    /// Whether a caller has read the method's results written as JSON
+    /// strings ([`Call::result_as_string`](crate::Call::result_as_string),
+    /// MCP's text content) since the registry was built. From then on a
+    /// result of it stored in the cache keeps room for that string,
+    /// whoever's call stores it (`/rpc`, a warm-up after an invalidation),
+    /// so that the next hit over MCP copies the string instead of escaping
+    /// the result again.
+    pub fn results_read_as_strings(&self) -> bool {
+        self.read_as_strings.load(Ordering::Relaxed)
+    }
+
+    /// Records that a caller reads the method's results as JSON strings
+    /// (written once: later calls only read the flag).
+    pub(crate) fn note_read_as_strings(&self) {
+        if !self.read_as_strings.load(Ordering::Relaxed) {
+            self.read_as_strings.store(true, Ordering::Relaxed);
         }
     }
 
@@ -264,7 +287,14 @@ impl RegistryBuilder {
                 match ParamValidator::new(&schemas.input) {
                     Ok(validator) => declared.entry(service.version).or_default().push((
                         service,
-                        Arc::new(Method { descriptor, service, instance: instance.clone(), schemas, validator }),
+                        Arc::new(Method {
+                            descriptor,
+                            service,
+                            instance: instance.clone(),
+                            schemas,
+                            validator,
+                            read_as_strings: AtomicBool::new(false),
+                        }),
                     )),
                     Err(e) => {
                         problems.push(format!("method `{}`: its input schema does not compile: {e}", descriptor.name))

@@ -428,3 +428,62 @@ async fn an_invalidation_reaches_every_callers_entry() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// A call of `method` with `params` as the executor's callers make it; as
+/// MCP's `tools/call` does (`as_string`), it writes the result as a JSON
+/// string too.
+fn direct_call(method: &str, params: Value, as_string: bool) -> rpc::Call<'_> {
+    let Value::Object(params) = params else { panic!("named parameters") };
+    let mut call = rpc::Call::new(method, 1, rpc::Params::Named(params));
+    call.result_as_string = as_string;
+    call
+}
+
+/// Once a method's results have been read as JSON strings (MCP's text
+/// content), every entry stored for it keeps room for that string, also
+/// when a warm-up after an invalidation (or a `/rpc` call) stores it: the
+/// next hit over MCP copies the string instead of escaping the result
+/// again. A method no caller reads so keeps no room.
+#[tokio::test]
+async fn a_warmed_up_entry_keeps_room_for_the_string_its_readers_write() {
+    let prices = Arc::new(fixtures::Prices::default());
+    let registry = Registry::builder().service_arc(prices.clone()).build().expect("registry");
+    let executor =
+        Executor::new(registry, Environment::Test).with_cache_store(Arc::new(rpc::store::MemoryCache::new(1 << 20)));
+    let runs = || prices.runs.load(Ordering::SeqCst);
+
+    // Read over `/rpc` only: its hits carry no string.
+    let plain = json!({"item": 1});
+    assert!(executor.execute(direct_call("Prices.price", plain.clone(), false)).await.result.is_ok());
+    let hit = executor.execute(direct_call("Prices.price", plain, false)).await.result.expect("a hit");
+    assert!(hit.is_shared() && hit.json_string().is_none(), "no room kept for a string nobody writes");
+
+    // Read as a string (item 2): the hit copies the string kept with it.
+    let item = json!({"item": 2});
+    assert!(executor.execute(direct_call("Prices.price", item.clone(), true)).await.result.is_ok());
+    let hit = executor.execute(direct_call("Prices.price", item.clone(), true)).await.result.expect("a hit");
+    assert_eq!(hit.json_string(), Some(r#""\"10 EUR\"""#));
+    assert_eq!(runs(), 2);
+
+    // A price set over `/rpc`: after its response, the entry is warmed up
+    // by a call that does not write strings itself.
+    let set = executor.execute(direct_call("Prices.set_price", json!({"item": 2, "price": 42}), false)).await;
+    assert!(set.result.is_ok());
+    executor.response_sent(vec![set]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while runs() < 3 {
+        assert!(Instant::now() < deadline, "the warm-up ran");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let hit = executor.execute(direct_call("Prices.price", item, true)).await.result.expect("a hit");
+    assert_eq!(runs(), 3, "served from the warmed entry");
+    assert_eq!(hit.get(), r#""42 EUR""#);
+    assert_eq!(hit.json_string(), Some(r#""\"42 EUR\"""#), "the warmed entry kept room for its string");
+
+    // And a `/rpc` call now stores its entry (item 3) with that room too.
+    let other = json!({"item": 3});
+    assert!(executor.execute(direct_call("Prices.price", other.clone(), false)).await.result.is_ok());
+    let hit = executor.execute(direct_call("Prices.price", other, true)).await.result.expect("a hit");
+    assert_eq!(runs(), 4);
+    assert_eq!(hit.json_string(), Some(r#""\"10 EUR\"""#));
+}

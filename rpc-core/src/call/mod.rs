@@ -83,7 +83,9 @@ pub struct Call<'a> {
     /// content): a result cache that shares its entries keeps room for that
     /// string with the result it stores, so that a hit copies the string
     /// ([`ResultJson::json_string`](crate::ResultJson::json_string))
-    /// instead of escaping the result again.
+    /// instead of escaping the result again. From such a call on, every
+    /// result of the method the cache stores keeps that room, whoever's
+    /// call stores it ([`Method::results_read_as_strings`](crate::Method::results_read_as_strings)).
     pub result_as_string: bool,
 }
 

@@ -283,6 +283,9 @@ impl Executor {
             }
             let descriptor = method.descriptor();
             let policy = descriptor.cache.filter(|policy| policy.applies_in(self.shared.env));
+            if call.result_as_string && policy.is_some() {
+                method.note_read_as_strings();
+            }
             let raw = call.raw_named.take();
             // Raw text this method and caller sent before: its slot, unread.
             let mut remembered = None;
@@ -390,7 +393,8 @@ impl Executor {
                 lock.release().await;
             }
             if let (Some(slot), Ok(value)) = (&cache_slot, &result) {
-                self.cache_store(slot, stamp.as_deref(), value, call.result_as_string).await;
+                let as_string = call.result_as_string || method.results_read_as_strings();
+                self.cache_store(slot, stamp.as_deref(), value, as_string).await;
             }
             if let Some(info) = &record {
                 self.shared.listeners.after_execute(info, &result).await;
