@@ -78,20 +78,41 @@ def resident(pid):
     raise SystemExit("scale.py: no VmRSS")
 
 
-def compile_time():
-    """Debug build of the fixture's library with 200 methods, annotated or not."""
+def compile_times(build):
+    """Medians of three debug builds each (`build(annotated)`), plain then
+    annotated in turn: (annotated, plain) in seconds."""
     times = {"1": [], "0": []}
     for _ in range(3):
         for annotated in ("0", "1"):
             start = time.perf_counter()
-            cargo("build", "-q", "-p", "scale", "--lib",
-                  env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated})
+            build(annotated)
             times[annotated].append(time.perf_counter() - start)
-    with_, without = statistics.median(times["1"]), statistics.median(times["0"])
+    return statistics.median(times["1"]), statistics.median(times["0"])
+
+
+def compile_time():
+    """Debug build of the fixture's library with 200 methods, annotated or
+    not; and of the same methods as rmcp's tools (bench/peers/rmcp_scale),
+    against the same methods without rmcp, when rmcp's crates are at hand."""
+    with_, without = compile_times(lambda annotated: cargo(
+        "build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated}))
     print(f"compile: 200 methods, debug, crate alone: annotated {with_:.2f} s, plain {without:.2f} s, "
           f"ratio {with_ / without:.2f} (target <= 1.5)")
     # Leave the default fixture in place for `cargo test`.
     cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1"})
+
+    peer = os.path.join(HERE, "peers/rmcp_scale")
+    def peer_build(annotated):
+        subprocess.run(["cargo", "build", "-q", "--lib"], cwd=peer, check=True,
+                       env=os.environ | {"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated})
+    try:
+        peer_build("1")
+    except subprocess.CalledProcessError:
+        print("compile: rmcp's peer did not build (its crates are not at hand): left out")
+        return
+    with_, without = compile_times(peer_build)
+    print(f"compile: the same 200 methods as rmcp 3.11 tools, debug, crate alone: annotated {with_:.2f} s, "
+          f"plain {without:.2f} s, ratio {with_ / without:.2f}")
 
 
 def modern_list(cursor=None):
