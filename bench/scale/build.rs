@@ -5,12 +5,10 @@
 
 use std::fmt::Write as _;
 
+include!("settings.rs");
+
 fn main() {
-    println!("cargo:rerun-if-env-changed=SCALE_METHODS");
-    println!("cargo:rerun-if-env-changed=SCALE_ANNOTATED");
-    println!("cargo:rerun-if-changed=build.rs");
-    let methods: usize = std::env::var("SCALE_METHODS").ok().and_then(|n| n.parse().ok()).unwrap_or(20);
-    let annotated = std::env::var("SCALE_ANNOTATED").map_or(true, |v| v != "0");
+    let (methods, annotated) = settings();
     let mut code = String::new();
     let mut register = String::from("app\n");
     write_group(&mut code, &mut register, "Big", "B", methods, annotated);

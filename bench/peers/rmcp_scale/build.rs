@@ -5,12 +5,10 @@
 
 use std::fmt::Write as _;
 
+include!("../../scale/settings.rs");
+
 fn main() {
-    println!("cargo:rerun-if-env-changed=SCALE_METHODS");
-    println!("cargo:rerun-if-env-changed=SCALE_ANNOTATED");
-    println!("cargo:rerun-if-changed=build.rs");
-    let methods: usize = std::env::var("SCALE_METHODS").ok().and_then(|n| n.parse().ok()).unwrap_or(20);
-    let annotated = std::env::var("SCALE_ANNOTATED").map_or(true, |v| v != "0");
+    let (methods, annotated) = settings();
     println!("cargo::rustc-check-cfg=cfg(annotated)");
     if annotated {
         println!("cargo::rustc-cfg=annotated");
@@ -27,7 +25,10 @@ fn write_group(code: &mut String, prefix: &str, count: usize, annotated: bool) {
     for (server, first) in (0..count).step_by(50).enumerate() {
         let name = format!("{prefix}{server}");
         if annotated {
-            let _ = writeln!(code, "/// Server {name}.\n#[derive(Debug, Clone)]\npub struct {name} {{\n    tool_router: ToolRouter<Self>,\n}}");
+            let _ = writeln!(
+                code,
+                "/// Server {name}.\n#[derive(Debug, Clone)]\npub struct {name} {{\n    tool_router: ToolRouter<Self>,\n}}"
+            );
             let _ = writeln!(code, "#[tool_router]");
         } else {
             let _ = writeln!(code, "/// Server {name}.\n#[derive(Debug, Default)]\npub struct {name};");
@@ -52,20 +53,32 @@ fn write_method(code: &mut String, i: usize, annotated: bool) {
         0 => (
             format!("Looks up item {i} by id."),
             "read_only_hint = true",
-            format!("get_{i}(&self, id: u64, detail: Option<bool>) -> Result<Item, ScaleError> {{\n        item(id, {i}, detail.unwrap_or(false))\n    }}"),
-            format!("get_{i}(&self, Parameters(GetArgs {{ id, detail }}): Parameters<GetArgs>) -> Result<Json<Item>, ErrorData> {{\n        Ok(Json(item(id, {i}, detail.unwrap_or(false))?))\n    }}"),
+            format!(
+                "get_{i}(&self, id: u64, detail: Option<bool>) -> Result<Item, ScaleError> {{\n        item(id, {i}, detail.unwrap_or(false))\n    }}"
+            ),
+            format!(
+                "get_{i}(&self, Parameters(GetArgs {{ id, detail }}): Parameters<GetArgs>) -> Result<Json<Item>, ErrorData> {{\n        Ok(Json(item(id, {i}, detail.unwrap_or(false))?))\n    }}"
+            ),
         ),
         1 => (
             format!("Searches the items of kind {i}."),
             "read_only_hint = true, open_world_hint = false",
-            format!("search_{i}(&self, query: String, limit: Option<u32>) -> Vec<Item> {{\n        search(&query, limit.unwrap_or(10), {i})\n    }}"),
-            format!("search_{i}(&self, Parameters(SearchArgs {{ query, limit }}): Parameters<SearchArgs>) -> Json<Items> {{\n        Json(Items {{ items: search(&query, limit.unwrap_or(10), {i}) }})\n    }}"),
+            format!(
+                "search_{i}(&self, query: String, limit: Option<u32>) -> Vec<Item> {{\n        search(&query, limit.unwrap_or(10), {i})\n    }}"
+            ),
+            format!(
+                "search_{i}(&self, Parameters(SearchArgs {{ query, limit }}): Parameters<SearchArgs>) -> Json<Items> {{\n        Json(Items {{ items: search(&query, limit.unwrap_or(10), {i}) }})\n    }}"
+            ),
         ),
         _ => (
             format!("Renames item {i}."),
             "destructive_hint = false, idempotent_hint = true",
-            format!("rename_{i}(&self, id: u64, name: String) -> Result<Item, ScaleError> {{\n        rename(id, name, {i})\n    }}"),
-            format!("rename_{i}(&self, Parameters(RenameArgs {{ id, name }}): Parameters<RenameArgs>) -> Result<Json<Item>, ErrorData> {{\n        Ok(Json(rename(id, name, {i})?))\n    }}"),
+            format!(
+                "rename_{i}(&self, id: u64, name: String) -> Result<Item, ScaleError> {{\n        rename(id, name, {i})\n    }}"
+            ),
+            format!(
+                "rename_{i}(&self, Parameters(RenameArgs {{ id, name }}): Parameters<RenameArgs>) -> Result<Json<Item>, ErrorData> {{\n        Ok(Json(rename(id, name, {i})?))\n    }}"
+            ),
         ),
     };
     let _ = writeln!(code, "    /// {doc}");

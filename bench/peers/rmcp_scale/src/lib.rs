@@ -4,25 +4,10 @@
 
 #![allow(missing_docs, dead_code, unused_imports)]
 
-use std::fmt;
-
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Json, wrapper::Parameters};
 use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
-
-/// An item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Item {
-    /// The item's id.
-    pub id: u64,
-    /// Its kind (the method's number).
-    pub kind: u32,
-    /// Its name.
-    pub name: String,
-    /// Its details, when asked for.
-    pub detail: Option<String>,
-}
 
 /// The items of a search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -31,25 +16,7 @@ pub struct Items {
     pub items: Vec<Item>,
 }
 
-/// The fixture's errors.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ScaleError {
-    /// No item has this id.
-    NotFound(u64),
-    /// A name may not be empty.
-    EmptyName,
-}
-
-impl fmt::Display for ScaleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScaleError::NotFound(id) => write!(f, "item {id} not found"),
-            ScaleError::EmptyName => f.write_str("a name may not be empty"),
-        }
-    }
-}
-
-impl std::error::Error for ScaleError {}
+include!("../../../scale/src/items.rs");
 
 impl From<ScaleError> for ErrorData {
     fn from(error: ScaleError) -> Self {
@@ -83,28 +50,6 @@ pub struct RenameArgs {
     pub id: u64,
     /// The new name
     pub name: String,
-}
-
-fn item(id: u64, kind: usize, detail: bool) -> Result<Item, ScaleError> {
-    if id == 0 || id > 1000 {
-        return Err(ScaleError::NotFound(id));
-    }
-    let kind = kind as u32;
-    Ok(Item { id, kind, name: format!("item {id}"), detail: detail.then(|| format!("item {id} of kind {kind}")) })
-}
-
-fn search(query: &str, limit: u32, kind: usize) -> Vec<Item> {
-    (1..=u64::from(limit.min(20)))
-        .filter_map(|id| item(id, kind, false).ok())
-        .filter(|i| i.name.contains(query))
-        .collect()
-}
-
-fn rename(id: u64, name: String, kind: usize) -> Result<Item, ScaleError> {
-    if name.is_empty() {
-        return Err(ScaleError::EmptyName);
-    }
-    item(id, kind, false).map(|item| Item { name, ..item })
 }
 
 include!(concat!(env!("OUT_DIR"), "/servers.rs"));
