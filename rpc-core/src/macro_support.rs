@@ -340,7 +340,7 @@ pub fn unit_result() -> InvokeResult {
 pub type Outcome<T> = Result<T, RpcError>;
 
 /// The outcome of a call to a method returning `()`.
-pub fn unit_outcome(outcome: Result<(), RpcError>) -> InvokeResult {
+pub fn unit_outcome(outcome: Outcome<()>) -> InvokeResult {
     outcome.and_then(|()| unit_result())
 }
 
