@@ -204,7 +204,7 @@ async fn settings_from_a_file_shape_the_documents() {
     std::fs::write(&file, "[groups.mcp.server]\ndescription = \"".to_owned() + &"x".repeat(101) + "\"\n").unwrap();
     let settings = Settings::load_with(Some(&file), None).expect("valid on its own");
     let setup = catalog::Setup { security: localhost(), settings: Some(settings), ..Default::default() };
-    let error = catalog::app_configured(Environment::Prod, setup).err().expect("refused at start");
+    let error = catalog::app_configured(Environment::Prod, setup).expect_err("refused at start");
     assert!(error.contains("description") && error.contains("100"), "{error}");
     std::fs::write(&file, "[groups.mcp]\nsesion_ttl = \"1h\"\n").unwrap();
     let error = Settings::load_with(Some(&file), None).unwrap_err();
@@ -215,7 +215,7 @@ async fn settings_from_a_file_shape_the_documents() {
 
 #[tokio::test]
 async fn documents_are_localised() {
-    let translations = rpc::Translations::load(&catalog::translations_dir()).expect("translations load");
+    let translations = rpc::Translations::load(catalog::translations_dir()).expect("translations load");
     let setup =
         catalog::Setup { security: localhost(), translations: Some(Arc::new(translations)), ..Default::default() };
     let server = TestServer::start(app(setup)).await;
