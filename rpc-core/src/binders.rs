@@ -3,7 +3,7 @@
 //! (`call<N>`, for a method that is not `async`) the method called. The
 //! generated function passes the method and hands the outcome to its
 //! return type's `finish`; an `async` method's matches on `bind<N>`'s
-//! outcome and boxes its future.
+//! outcome (the service shared, `Arc<S>`) and boxes its future.
 //!
 //! A method with up to eight arguments calls `call<N>` or `bind<N>`,
 //! generic over its service, argument and return types only: the compiler
@@ -30,10 +30,6 @@ pub type Bind<T> = fn(&str, &mut Map<String, Value>, &str, Option<fn() -> T>, &C
 /// `__rpc_invoke_*` function.
 pub type Args = Map<String, Value>;
 
-/// The service behind an instance: `downcast::<S>` (borrowed) or
-/// `downcast_arc::<S>` (shared, for async methods).
-pub type Downcast<'a, S> = fn(&'a ServiceInstance) -> Result<S, RpcError>;
-
 /// The service behind an instance, borrowed (sync methods).
 pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
     instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
@@ -50,19 +46,19 @@ fn wrong_instance<T>() -> RpcError {
 
 macro_rules! binders {
     ($($name:ident $call:ident($($ty:ident $value:ident $bind:ident $param:ident $default:ident),*);)*) => {$(
-        /// Takes the service out of `instance` and binds each argument from
-        /// `params` (by its binder, name and default), in order; the first
-        /// that fails is the error.
+        /// Takes the service out of `instance`, shared (an `async` method's
+        /// future owns it), and binds each argument from `params` (by its
+        /// binder, name and default), in order; the first that fails is the
+        /// error.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
-        pub fn $name<'a, S, $($ty),*>(
-            instance: &'a ServiceInstance,
-            downcast: Downcast<'a, S>,
-            mut params: Map<String, Value>,
+        pub fn $name<S: Any + Send + Sync, $($ty),*>(
+            instance: &ServiceInstance,
+            mut params: Args,
             context: &Context,
             method: &str,
             $($bind: Bind<$ty>, $param: &str, $default: Option<fn() -> $ty>,)*
-        ) -> Result<(S, $($ty),*), RpcError> {
-            let service = downcast(instance)?;
+        ) -> Result<(Arc<S>, $($ty),*), RpcError> {
+            let service = downcast_arc::<S>(instance)?;
             $(let $value = $bind(method, &mut params, $param, $default, context)?;)*
             Ok((service, $($value),*))
         }

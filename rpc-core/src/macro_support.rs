@@ -27,8 +27,8 @@ pub use serde_json;
 use serde_json::{Map, Value};
 
 pub use crate::binders::{
-    Args, Bind, Downcast, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8, call0, call1, call2, call3,
-    call4, call5, call6, call7, call8, downcast, downcast_arc,
+    Args, Bind, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8, call0, call1, call2, call3, call4,
+    call5, call6, call7, call8, downcast, downcast_arc,
 };
 pub use crate::context::Context;
 pub use crate::descriptor::{

@@ -284,10 +284,12 @@ impl Method {
             };
             let outcome = quote!(#k::Invoked::Pending(#boxed));
             if !written_out {
-                // The binding written once in `__private::bind<N>`.
+                // The binding written once in `__private::bind<N>`, for this
+                // service (the argument types are the binders').
                 let bind = format_ident!("bind{}", args.len());
+                let inferred = args.iter().map(|_| quote!(_));
                 quote! {
-                    match #k::#bind(__instance, #k::downcast_arc::<Self>, __params, __ctx, #name, #(#binders,)*) {
+                    match #k::#bind::<Self, #(#inferred),*>(__instance, __params, __ctx, #name, #(#binders,)*) {
                         ::core::result::Result::Ok((__svc, #(#args,)*)) => #outcome,
                         ::core::result::Result::Err(error) => #k::Invoked::Ready(::core::result::Result::Err(error)),
                     }
