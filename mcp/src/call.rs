@@ -38,8 +38,9 @@ pub struct ProtocolError {
     pub code: i32,
     /// The message.
     pub message: Cow<'static, str>,
-    /// The `data` member.
-    pub data: Option<Value>,
+    /// The `data` member (boxed: the error travels inside every call's
+    /// outcome, which stays small enough to move without a `memcpy` call).
+    pub data: Option<Box<Value>>,
 }
 
 impl ProtocolError {
@@ -50,7 +51,7 @@ impl ProtocolError {
 
     /// The error with `data`.
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 
@@ -59,7 +60,7 @@ impl ProtocolError {
         ProtocolError {
             code: error.code(),
             message: Cow::Owned(error.message().to_owned()),
-            data: Some(error.data(env)),
+            data: Some(Box::new(error.data(env))),
         }
     }
 
@@ -94,7 +95,7 @@ impl ProtocolError {
         obj.insert("code".into(), json!(self.code));
         obj.insert("message".into(), Value::String(self.message.to_string()));
         if let Some(data) = &self.data {
-            obj.insert("data".into(), data.clone());
+            obj.insert("data".into(), Value::clone(data));
         }
         Value::Object(obj)
     }
