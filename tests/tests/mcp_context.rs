@@ -366,3 +366,39 @@ async fn progress_tokens_are_bounded_in_both_eras() {
     let messages = sse_messages(&raw.post(&call).await.text);
     assert_eq!(messages[0]["params"]["progressToken"], 7, "{messages:#?}");
 }
+
+/// A handshake-era `tools/call` reads `name`, `arguments` and `_meta` alike
+/// whether the envelope's pass read its params (`method` first, as clients
+/// write it) or they are read afterwards (`params` first).
+#[tokio::test]
+async fn handshake_call_params_read_alike_in_either_member_order() {
+    let s = setup().await;
+    let mut raw = RawMcp::new(s.server.url("/mcp/v1"));
+    raw.initialize("2025-11-25").await;
+    let post = |body: String| raw.send(reqwest::Method::POST, Some(body), &[]);
+    for (params, code, said) in [
+        (r#"{"name":"work.count","arguments":{"steps":2},"_meta":5}"#, Some(-32602), "`_meta` must be an object"),
+        (r#"{"name":"work.count","arguments":[1],"_meta":{}}"#, Some(-32602), "`arguments` must be an object"),
+        (r#"{"name":7,"arguments":{"steps":2}}"#, Some(-32602), "requires params with a `name`"),
+        (r#"{"name":"work.count","arguments":{"steps":2},"_meta":{"progressToken":"t"}}"#, None, "t"),
+    ] {
+        let method_first = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let params_first = format!(r#"{{"jsonrpc":"2.0","id":1,"params":{params},"method":"tools/call"}}"#);
+        let (a, b) = (post(method_first).await, post(params_first).await);
+        for reply in [&a, &b] {
+            match code {
+                Some(code) => {
+                    assert_eq!(reply.json["error"]["code"], code, "{params}: {}", reply.text);
+                    let message = reply.json["error"]["message"].as_str().unwrap_or_default();
+                    assert!(message.contains(said), "{params}: {}", reply.text);
+                }
+                None => {
+                    let messages = sse_messages(&reply.text);
+                    assert_eq!(messages[0]["params"]["progressToken"], said, "{params}: {}", reply.text);
+                    assert_eq!(messages.last().expect("result")["result"]["structuredContent"]["result"], 2);
+                }
+            }
+        }
+        assert_eq!(a.json, b.json, "{params}: the same answer in either order");
+    }
+}

@@ -102,15 +102,24 @@ type ReadCall<'a> = (Cow<'a, str>, Arguments<'a>, Option<Box<RawValue>>);
 
 /// The `tools/call` of this era: the arguments, the progress token.
 fn read_call<'a>(req: &'a RpcRequest<'a>) -> Result<ReadCall<'a>, RpcError> {
-    let mut params = match params::read_params::<CallParams<'_>>(req)? {
-        Some(params) => params,
-        None => return Err(RpcError::invalid_params("tools/call requires params with a `name`")),
+    // Those the envelope's pass read are borrowed where they are, not
+    // copied out (they are a hundred and fifty bytes).
+    let read;
+    let params = match &req.early {
+        Some(params::ReadParams(params)) => params,
+        None => match params::read_params::<CallParams<'_>>(req)? {
+            Some(params) => {
+                read = params;
+                &read
+            }
+            None => return Err(RpcError::invalid_params("tools/call requires params with a `name`")),
+        },
     };
     let Some(name) = params.name.and_then(raw_json_str) else {
         return Err(RpcError::invalid_params("tools/call requires params with a `name`"));
     };
-    let arguments = Arguments::from_member(params.arguments.take())?;
-    let progress_token = match params.meta.take() {
+    let arguments = Arguments::from_member(params.arguments)?;
+    let progress_token = match &params.meta {
         None => None,
         Some(MetaSlot::NotObject) => return Err(RpcError::invalid_params("`_meta` must be an object")),
         Some(MetaSlot::Object(meta)) => meta.progress_token.map(crate::notify::progress_token).transpose()?,
