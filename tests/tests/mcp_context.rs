@@ -402,3 +402,52 @@ async fn handshake_call_params_read_alike_in_either_member_order() {
         assert_eq!(a.json, b.json, "{params}: the same answer in either order");
     }
 }
+
+/// The same for a 2026-07-28 `tools/call`: its checks read the params the
+/// envelope's pass read (`method` first) as they read those read afterwards.
+#[tokio::test]
+async fn stateless_call_params_read_alike_in_either_member_order() {
+    let s = setup().await;
+    let client = Modern::new(s.server.url("/mcp/v1"));
+    let good = with_meta(&client, "work.count", json!({"steps": 2}), json!({"progressToken": "t"}));
+    let mut no_capabilities = good.clone();
+    no_capabilities["params"]["_meta"]
+        .as_object_mut()
+        .expect("meta")
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let mut meta_not_an_object = good.clone();
+    meta_not_an_object["params"]["_meta"] = json!([1]);
+    let mut name_not_a_string = good.clone();
+    name_not_a_string["params"]["name"] = json!(7);
+    for (body, said) in [
+        (good, None),
+        (no_capabilities, Some("lacks the required")),
+        (meta_not_an_object, Some("must be an object carrying")),
+        (name_not_a_string, Some("`name` must be a string")),
+    ] {
+        let mut params_first = serde_json::Map::new();
+        for member in ["jsonrpc", "id", "params", "method"] {
+            params_first.insert(member.to_owned(), body[member].clone());
+        }
+        let params_first = Value::Object(params_first);
+        assert!(params_first.to_string().find("\"params\"") < params_first.to_string().find("\"method\""));
+        // The name header mirrors a string name only; the mismatch is not what is tested here.
+        let headers: &[(&str, &str)] = if said == Some("`name` must be a string") { &[("mcp-name", "")] } else { &[] };
+        let (a, b) = (client.exchange(&body, headers).await, client.exchange(&params_first, headers).await);
+        for reply in [&a, &b] {
+            match said {
+                Some(said) => {
+                    assert_eq!(reply.json["error"]["code"], -32602, "{body}: {}", reply.text);
+                    let message = reply.json["error"]["message"].as_str().unwrap_or_default();
+                    assert!(message.contains(said), "{body}: {}", reply.text);
+                }
+                None => {
+                    let messages = sse_messages(&reply.text);
+                    assert_eq!(messages[0]["params"]["progressToken"], "t", "{}", reply.text);
+                    assert_eq!(messages.last().expect("result")["result"]["structuredContent"]["result"], 2);
+                }
+            }
+        }
+        assert_eq!(a.json, b.json, "{body}: the same answer in either order");
+    }
+}

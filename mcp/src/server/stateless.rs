@@ -50,6 +50,14 @@ pub(crate) struct Admitted<P> {
     pub wanted: Wanted,
 }
 
+impl<P> Admitted<P> {
+    /// The same findings, for `params`.
+    fn with<Q>(self, params: Q) -> Admitted<Q> {
+        let Admitted { params: _, input_bytes, client, wanted } = self;
+        Admitted { params, input_bytes, client, wanted }
+    }
+}
+
 /// Runs the checks up to the supported version, reading `params` as `P`.
 fn admit<'a, P: WithMeta<'a>>(
     request: &'a RpcRequest<'a>,
@@ -66,7 +74,19 @@ fn admit<'a, P: WithMeta<'a>>(
         }
         Some(_) => return Err(invalid_params("params must be an object carrying `_meta`")),
     };
-    if let Some(name) = params.name() {
+    let meta = params.take_meta();
+    Ok(check(request, incoming, params.name(), meta.as_ref())?.with(params))
+}
+
+/// The checks of [`admit`] on `params` read already: their `name` (the
+/// methods that have one) and their `_meta`.
+fn check<'a>(
+    request: &'a RpcRequest<'a>,
+    incoming: &Incoming<'_>,
+    name: Option<&'a RawValue>,
+    meta: Option<&MetaSlot<'a>>,
+) -> Result<Admitted<()>, ProtocolError> {
+    if let Some(name) = name {
         let Some(body_name) = raw_json_str(name) else {
             return Err(invalid_params("`name` must be a string"));
         };
@@ -74,7 +94,7 @@ fn admit<'a, P: WithMeta<'a>>(
             mirror.name(&body_name)?;
         }
     }
-    let Some(MetaSlot::Object(envelope)) = params.take_meta() else {
+    let Some(MetaSlot::Object(envelope)) = meta else {
         return Err(invalid_params(format!(
             "params._meta must be an object carrying `{}` and `{}`",
             meta::PROTOCOL_VERSION,
@@ -126,7 +146,26 @@ fn admit<'a, P: WithMeta<'a>>(
         .map_err(|e| invalid_params(e.message().to_owned()))?;
     let client = client_view(protocol, envelope.client_capabilities, envelope.client_info);
     let input_bytes = params::params_bytes(request);
-    Ok(Admitted { params, input_bytes, client, wanted: Wanted { progress_token, log_level } })
+    Ok(Admitted { params: (), input_bytes, client, wanted: Wanted { progress_token, log_level } })
+}
+
+/// [`admit`] for `tools/call`: params the envelope's pass read are checked
+/// and borrowed where they are, not copied out (they are a hundred and
+/// fifty bytes); others are read into `read`.
+fn admit_call<'a>(
+    request: &'a RpcRequest<'a>,
+    incoming: &Incoming<'_>,
+    read: &'a mut Option<CallParams<'a>>,
+) -> Result<Admitted<&'a CallParams<'a>>, ProtocolError> {
+    if let Some(params::ReadParams(params)) = &request.early {
+        if let Some(mirror) = incoming.mirror {
+            mirror.method(&request.method)?;
+        }
+        return Ok(check(request, incoming, params.name, params.meta.as_ref())?.with(params));
+    }
+    let admitted = admit::<CallParams<'a>>(request, incoming)?;
+    let params = read.insert(admitted.params);
+    Ok(Admitted { params, input_bytes: admitted.input_bytes, client: admitted.client, wanted: admitted.wanted })
 }
 
 /// `clientInfo` and `clientCapabilities` up to this size are kept as sent
@@ -171,10 +210,13 @@ pub(crate) async fn handle(
     let fail = |id, error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
     match route(inner, tools, incoming, request) {
         Route::Answered(reply) => reply,
-        Route::Call(id) => match admit::<CallParams<'_>>(request, incoming) {
-            Ok(admitted) => rpc::future::outlined(call(inner, tools, id, admitted, incoming)).await,
-            Err(error) => fail(id, error),
-        },
+        Route::Call(id) => {
+            let mut read = None;
+            match admit_call(request, incoming, &mut read) {
+                Ok(admitted) => rpc::future::outlined(call(inner, tools, id, admitted, incoming)).await,
+                Err(error) => fail(id, error),
+            }
+        }
         // Boxed: the tools/call path keeps a small future.
         Route::BeyondTools(id) => rpc::future::in_box(|| beyond_tools(inner, id, request, incoming)).await,
         Route::Task(id) => match admit::<TaskParams<'_>>(request, incoming) {
@@ -273,7 +315,7 @@ async fn call(
     inner: &Arc<Inner>,
     tools: &ToolSet,
     id: &RawValue,
-    admitted: Admitted<CallParams<'_>>,
+    admitted: Admitted<&CallParams<'_>>,
     incoming: &Incoming<'_>,
 ) -> Reply {
     let fail = |error: ProtocolError| Reply::error(stateless_status(error.code), Some(id), &error);
@@ -318,7 +360,7 @@ async fn call(
                 "tools/call",
                 &name,
                 read,
-                params.input_responses.map(|responses| *responses),
+                params.input_responses.as_deref().cloned(),
                 params.request_state.as_deref(),
             )
         }) {
