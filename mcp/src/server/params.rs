@@ -145,7 +145,7 @@ pub(crate) struct CancelledParams<'a> {
 /// this reading does not take leaves them raw too (the body is read again),
 /// so the method's own checks answer as they would have.
 #[derive(Debug)]
-pub struct ReadParams<'a>(pub(crate) CallParams<'a>);
+pub struct ReadParams<'a>(pub(crate) Box<CallParams<'a>>);
 
 impl<'de> EarlyParams<'de> for ReadParams<'de> {
     fn reads(method: &str) -> bool {
@@ -164,7 +164,9 @@ impl<'de> EarlyParams<'de> for ReadParams<'de> {
                 CallParams::deserialize(serde::de::value::MapAccessDeserializer::new(map))
             }
         }
-        deserializer.deserialize_map(Object(std::marker::PhantomData)).map(ReadParams)
+        // Boxed: the request carrying them is moved through the envelope's
+        // checks; small, each move is a few register copies.
+        deserializer.deserialize_map(Object(std::marker::PhantomData)).map(|params| ReadParams(Box::new(params)))
     }
 }
 
@@ -215,7 +217,7 @@ impl<'a> WithMeta<'a> for EnvelopeOnly<'a> {
 
 impl<'a> WithMeta<'a> for CallParams<'a> {
     fn early(read: &ReadParams<'a>) -> Option<Self> {
-        Some(read.0.clone())
+        Some(CallParams::clone(&read.0))
     }
     fn take_meta(&mut self) -> Option<MetaSlot<'a>> {
         self.meta.take()
