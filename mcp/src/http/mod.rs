@@ -290,8 +290,12 @@ impl McpEndpoint {
         let connection = connection.as_ref();
         let mut response = match parts.method {
             // It marks its answers itself (most of them with headers built once).
+            // Not boxed again: this future is boxed already (`call`), and
+            // POST is the common request. A second allocation of the POST
+            // future's size (beyond the allocator's per-thread cache) cost
+            // more than a larger box for the other methods.
             HttpMethod::POST => {
-                return rpc::future::in_box(|| self.post(version, parts, body, caller, connection, found)).await;
+                return rpc::future::outlined(self.post(version, parts, body, caller, connection, found)).await;
             }
             HttpMethod::DELETE if eras.handshake() => rpc::future::in_box(|| self.delete(version, found, caller)).await,
             HttpMethod::GET if eras.handshake() && self.server.sends_on_its_own() => {
