@@ -180,7 +180,11 @@ impl Stdio {
             if (batch.is_full() || !lines.has_line()) && !batch.flush(&shared.lines).await {
                 break Ok(());
             }
+            // Lines first: a ready line is read without polling the writer
+            // (a writer gone is found by the next flush, or here once no
+            // line is waiting), and without `select!`'s random draw.
             let line = tokio::select! {
+                biased;
                 line = lines.next() => line,
                 written = &mut writer => return flatten(written),
             };
