@@ -1,10 +1,12 @@
 //! Parsing JSON-RPC 2.0 messages in one pass over the body.
 //!
 //! A single message is deserialised straight from the body into an
-//! envelope of borrowed [`RawValue`]s; each member is then checked by hand, so
-//! an invalid member gives a specific `-32600` message and, where the `id`
-//! is readable, a response carrying that `id`. `params` stays unparsed until
-//! the method that consumes it decides its shape.
+//! envelope of borrowed [`RawValue`]s (`jsonrpc` and `method` read as
+//! strings); each member is then checked by hand, so an invalid member
+//! gives a specific `-32600` message and, where the `id` is readable, a
+//! response carrying that `id`. `params` stays unparsed until the method
+//! that consumes it decides its shape. A body the typed pass cannot take is
+//! read again with every member raw, and that pass answers.
 
 use std::borrow::Cow;
 
@@ -16,6 +18,9 @@ use crate::call::read_params;
 use crate::error::RpcError;
 use crate::executor::Params;
 use crate::jsonrpc::limits::JsonLimits;
+use text::{Text, TextSeed};
+
+mod text;
 
 /// A body: one message or a batch. `P`: the `params` read in the envelope's
 /// own pass ([`EarlyParams`]; none by default).
@@ -117,12 +122,10 @@ pub fn parse_body_reading<'a, P: EarlyParams<'a>>(
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        if let Ok(items) = serde_json::from_str::<Vec<Item<'_, P>>>(text) {
-            return Ok(Body::Batch(items.into_iter().map(|item| item.check(accept_responses)).collect()));
+        if let Ok(items) = serde_json::from_str::<Vec<Typed<'_, P>>>(text) {
+            return Ok(Body::Batch(items.into_iter().map(|item| item.0.check(accept_responses)).collect()));
         }
-        if P::READS_ANY
-            && let Ok(items) = serde_json::from_str::<Vec<Item<'_>>>(text)
-        {
+        if let Ok(items) = serde_json::from_str::<Vec<Item<'_>>>(text) {
             return Ok(Body::Batch(items.into_iter().map(|item| item.widen().check(accept_responses)).collect()));
         }
         // Valid JSON an item visitor cannot read (a number beyond f64's
@@ -137,10 +140,12 @@ pub fn parse_body_reading<'a, P: EarlyParams<'a>>(
         let _: &RawValue = serde_json::from_str(text).map_err(RpcError::parse_error)?;
         return Ok(Body::Single(Err(not_an_object())));
     }
-    let item = match serde_json::from_str::<Item<'_, P>>(text) {
-        Ok(item) => item,
-        Err(_) if P::READS_ANY => serde_json::from_str::<Item<'_>>(text).map_err(RpcError::parse_error)?.widen(),
-        Err(e) => return Err(RpcError::parse_error(e)),
+    // An error of the typed pass (invalid JSON, a shape the early params
+    // do not take, a number no `f64` holds where a string was expected)
+    // reads the body again, raw: the raw pass's answer is the answer.
+    let item = match serde_json::from_str::<Typed<'_, P>>(text) {
+        Ok(item) => item.0,
+        Err(_) => serde_json::from_str::<Item<'_>>(text).map_err(RpcError::parse_error)?.widen(),
     };
     Ok(Body::Single(item.check(accept_responses)))
 }
@@ -194,11 +199,12 @@ pub struct Invalid<'a> {
     pub error: RpcError,
 }
 
-/// The members of a message object, unparsed (an absent member and a JSON
-/// `null` are both `None`, except `id`, where `null` is a value).
+/// The members of a message object, unparsed but for the two that must be
+/// strings (an absent member and a JSON `null` are both `None`, except
+/// `id`, where `null` is a value).
 struct Envelope<'a, P = NoParams> {
-    jsonrpc: Option<&'a RawValue>,
-    method: Option<&'a RawValue>,
+    jsonrpc: Option<Text<'a>>,
+    method: Option<Text<'a>>,
     params: Option<&'a RawValue>,
     early: Option<P>,
     id: Option<&'a RawValue>,
@@ -293,13 +299,33 @@ impl<'de> Deserialize<'de> for Member {
     }
 }
 
+/// The raw pass: every member kept as written ([`RawValue`]). Its answer is
+/// the answer: it takes every valid JSON message.
 impl<'de, P: EarlyParams<'de>> Deserialize<'de> for Item<'de, P> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ItemVisitor(std::marker::PhantomData))
+        d.deserialize_any(ItemVisitor { typed: false, params: std::marker::PhantomData })
     }
 }
 
-struct ItemVisitor<P>(std::marker::PhantomData<fn() -> P>);
+/// An item of the typed pass, the first: `jsonrpc` and `method` read as
+/// strings, not as raw values that are then read again (a string is read
+/// once, and serde's raw values cost more than the strings). Valid JSON it
+/// cannot take (a number beyond `f64`'s range in either member) fails it,
+/// and the raw pass reads the body again: an error costs a second pass,
+/// never a different answer.
+struct Typed<'a, P>(Item<'a, P>);
+
+impl<'de, P: EarlyParams<'de>> Deserialize<'de> for Typed<'de, P> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ItemVisitor { typed: true, params: std::marker::PhantomData }).map(Typed)
+    }
+}
+
+struct ItemVisitor<P> {
+    /// `jsonrpc` and `method` read as strings ([`Typed`]).
+    typed: bool,
+    params: std::marker::PhantomData<fn() -> P>,
+}
 
 /// `params` of `method`, read by `P`.
 struct EarlySeed<'m, P> {
@@ -329,12 +355,27 @@ impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
         let mut duplicate = None;
         while let Some(member) = map.next_key::<Member>()? {
             let (bit, name, slot) = match member {
-                Member::Jsonrpc => (1, "jsonrpc", &mut envelope.jsonrpc),
-                Member::Method => (2, "method", &mut envelope.method),
+                Member::Jsonrpc | Member::Method => {
+                    let (bit, name, slot) = match member {
+                        Member::Jsonrpc => (1, "jsonrpc", &mut envelope.jsonrpc),
+                        _ => (2, "method", &mut envelope.method),
+                    };
+                    *slot = if self.typed {
+                        map.next_value_seed(TextSeed)?
+                    } else {
+                        let value: &'de RawValue = map.next_value()?;
+                        (value.get() != "null").then(|| Text::of_raw(value))
+                    };
+                    if seen & bit != 0 {
+                        duplicate.get_or_insert(name);
+                    }
+                    seen |= bit;
+                    continue;
+                }
                 Member::Params
                     if P::READS_ANY
                         && seen & 4 == 0
-                        && let Some(method) = envelope.method.and_then(super::json_string::plain_json_str)
+                        && let Some(method) = envelope.method.as_ref().and_then(Text::plain)
                         && P::reads(method) =>
                 {
                     let reader = std::marker::PhantomData;
@@ -443,7 +484,7 @@ fn check<P>(env: Envelope<'_, P>, accept_responses: bool) -> Result<Message<'_, 
         Some(_) => return Err(invalid(None, "`id` must be a string, a number or null")),
         None => None,
     };
-    if !env.jsonrpc.is_some_and(is_version_2) {
+    if !matches!(&env.jsonrpc, Some(Text::Str(version)) if version == "2.0") {
         return Err(invalid(id, "`jsonrpc` must be exactly \"2.0\""));
     }
     if accept_responses
@@ -453,11 +494,10 @@ fn check<P>(env: Envelope<'_, P>, accept_responses: bool) -> Result<Message<'_, 
     {
         return Ok(Message::Response { id, result: env.result, error: env.error });
     }
-    let Some(method_raw) = env.method else {
-        return Err(invalid(id, "`method` is missing"));
-    };
-    let Some(method) = super::raw_json_str(method_raw) else {
-        return Err(invalid(id, "`method` must be a string"));
+    let method = match env.method {
+        None => return Err(invalid(id, "`method` is missing")),
+        Some(Text::Other) => return Err(invalid(id, "`method` must be a string")),
+        Some(Text::Str(method)) => method,
     };
     let params = match env.params {
         Some(p) if p.get() == "null" => None,
@@ -467,11 +507,6 @@ fn check<P>(env: Envelope<'_, P>, accept_responses: bool) -> Result<Message<'_, 
         other => other,
     };
     Ok(Message::Request(Request { id, method, params, early: env.early }))
-}
-
-/// `"2.0"`, also when written with escapes (`"2\u002e0"`).
-fn is_version_2(raw: &RawValue) -> bool {
-    raw.get() == "\"2.0\"" || super::raw_json_str(raw).is_some_and(|v| v == "2.0")
 }
 
 fn is_valid_id(id: &RawValue) -> bool {

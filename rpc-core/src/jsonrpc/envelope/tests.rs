@@ -214,3 +214,58 @@ fn early_params_are_read_in_the_envelopes_pass_when_the_method_comes_first() {
         assert_eq!(early.code(), -32700);
     }
 }
+
+/// What a body gives: per message, its id, method and params, or its id and error.
+fn outcome(
+    body: Result<Body<'_, N>, RpcError>,
+) -> Vec<Result<(Option<String>, String, bool), (Option<String>, String)>> {
+    let one = |item: Result<Message<'_, N>, Invalid<'_>>| match item {
+        Ok(Message::Request(r)) => {
+            Ok((r.id.map(|i| i.get().to_owned()), r.method.into_owned(), r.early.is_some() || r.params.is_some()))
+        }
+        Ok(Message::Response { .. }) => panic!("a response"),
+        Err(invalid) => Err((invalid.id.map(|i| i.get().to_owned()), invalid.error.message().to_owned())),
+    };
+    match body {
+        Ok(Body::Single(item)) => vec![one(item)],
+        Ok(Body::Batch(items)) => items.into_iter().map(one).collect(),
+        Err(e) => vec![Err((None, format!("{} {}", e.code(), e.message())))],
+    }
+}
+
+#[test]
+fn jsonrpc_and_method_read_as_strings_answer_as_read_raw() {
+    // `jsonrpc` and `method` are read as strings in the first pass; each
+    // body gets what a message read item by item (raw) gets.
+    let values = [
+        r#""2.0""#,
+        r#""2\u002e0""#,
+        r#""early/a""#,
+        r#""early\/a""#,
+        r#""caf\u00e9""#,
+        r#""\ud800""#,
+        "null",
+        "true",
+        "1",
+        "-1.5",
+        "1e400",
+        "-1e400",
+        "[]",
+        r#"[1,{"a":[null]}]"#,
+        r#"{"a":{"b":1e400}}"#,
+        r#""""#,
+    ];
+    for jsonrpc in values {
+        for method in values {
+            let body = format!(r#"{{"jsonrpc":{jsonrpc},"id":7,"method":{method},"params":{{"n":1}}}}"#);
+            let raw: &RawValue = serde_json::from_str(&body).unwrap();
+            let alone = parse_message(raw, false).map(Message::widen);
+            let read = parse_body_reading::<N>(body.as_bytes(), false, &JsonLimits::default());
+            assert_eq!(outcome(read), outcome(Ok(Body::Single(alone))), "{body}");
+            let batch = format!("[{body},{body}]");
+            let read = parse_body_reading::<N>(batch.as_bytes(), false, &JsonLimits::default());
+            let expected = outcome(Ok(Body::Single(parse_message(raw, false).map(Message::widen))));
+            assert_eq!(outcome(read), [expected.clone(), expected].concat(), "{batch}");
+        }
+    }
+}
