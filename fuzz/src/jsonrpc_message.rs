@@ -11,6 +11,8 @@
 //! parser accepts as a request or a response says what the document says.
 //! The hot path's JSON string reader and writer (`raw_json_str`,
 //! `write_json_string`) agree with `serde_json` on every id and method.
+//! And the body's pass (`jsonrpc` and `method` read as strings) answers
+//! each message as reading it alone, every member raw, does.
 
 use rpc::Params;
 use rpc::error::code;
@@ -37,6 +39,7 @@ pub fn run(data: &[u8]) {
     // number out of range).
     let oracle: Option<Value> = serde_json::from_slice(data).ok();
     for accept_responses in [false, true] {
+        agrees_with_each_message_alone(data, accept_responses);
         match envelope::parse_body(data, accept_responses) {
             Err(error) if error.code() == code::INVALID_REQUEST => {
                 // Beyond the JSON limits (depth, values, batch length), and only then.
@@ -157,4 +160,23 @@ fn check_request(request: &Request<'_>) {
 fn is_valid_id(id: &RawValue) -> bool {
     let s = id.get();
     s == "null" || s.starts_with('"') || s.starts_with('-') || s.as_bytes().first().is_some_and(u8::is_ascii_digit)
+}
+
+/// A body's messages, parsed in the body's pass, are what each gives read
+/// alone ([`envelope::parse_message`]: every member raw).
+fn agrees_with_each_message_alone(data: &[u8], accept_responses: bool) {
+    let Ok(Ok(text)) = std::str::from_utf8(data).map(serde_json::from_str::<&RawValue>) else { return };
+    let shown = |message: &Result<Message<'_>, Invalid<'_>>| format!("{message:?}");
+    match envelope::parse_body(data, accept_responses) {
+        Ok(Body::Single(message)) if text.get().starts_with('{') => {
+            assert_eq!(shown(&message), shown(&envelope::parse_message(text, accept_responses)), "{}", text.get());
+        }
+        Ok(Body::Batch(items)) => {
+            let Ok(alone) = serde_json::from_str::<Vec<&RawValue>>(text.get()) else { return };
+            for (item, raw) in items.iter().zip(alone) {
+                assert_eq!(shown(item), shown(&envelope::parse_message(raw, accept_responses)), "{}", raw.get());
+            }
+        }
+        _ => {}
+    }
 }
