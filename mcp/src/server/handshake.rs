@@ -157,6 +157,7 @@ async fn tool_call(
         round: None,
         asker: None,
         task: false,
+        tool: None,
     };
     tool_call::answer(inner, &mut call, incoming.accepts, handshake_status).await
 }
@@ -206,6 +207,7 @@ async fn plain(
                     round: None,
                     asker: None,
                     task: false,
+                    tool: None,
                 };
                 // Boxed: a batch's futures stay small.
                 let finished = rpc::future::in_box(|| tool_call::run(inner, &mut call, None)).await;

@@ -73,6 +73,7 @@ async fn run(inner: &Arc<Inner>, job: TaskJob) -> QueuedRun {
         round: None,
         asker: Some(Arc::new(TaskAsker::in_task(inner, task_id.clone(), watcher))),
         task: true,
+        tool: None,
     };
     let running = std::pin::pin!(tool_call::run(inner, &mut call, None));
     let ended = std::pin::pin!(watch_for_end(inner, &task_id));

@@ -386,6 +386,7 @@ async fn call(
         round,
         asker: None,
         task: false,
+        tool,
     };
     if let Some(starts_task) = as_task {
         return rpc::future::in_box(|| super::tasks::answer(inner, call, starts_task)).await;

@@ -25,6 +25,7 @@ use super::stream::{self, CallFuture, Finished, Started};
 use crate::call::{Arguments, CallTarget, ProtocolError, call_tool};
 use crate::notify::{NotificationSink, Wanted};
 use crate::protocol::{ProtocolVersion, code};
+use crate::tools::Tool;
 
 /// One `tools/call` to answer, borrowing from the request.
 pub(crate) struct ToolCall<'a> {
@@ -66,12 +67,15 @@ pub(crate) struct ToolCall<'a> {
     pub asker: Option<Arc<dyn ClientAsker>>,
     /// The call runs as a task (or may become one).
     pub task: bool,
+    /// The tool, when the caller looked it up already (`None`: [`run`]
+    /// looks it up).
+    pub tool: Option<&'a Tool>,
 }
 
 /// Runs `call` and answers it; `status` gives the outcome class of an error.
-pub(crate) async fn answer(
-    inner: &Arc<Inner>,
-    call: &mut ToolCall<'_>,
+pub(crate) async fn answer<'a>(
+    inner: &'a Arc<Inner>,
+    call: &mut ToolCall<'a>,
     accepts: Accepts,
     status: fn(i32) -> Status,
 ) -> Reply {
@@ -83,9 +87,12 @@ pub(crate) async fn answer(
         return Reply::error(Status::NotAcceptable, Some(&call.id), &error);
     }
     let silent_cancel = call.silent_cancel;
-    // A tool that takes a context may ask its client, on a stream.
-    let may_ask = call.conversation.is_some()
-        && inner.tools.version(call.version).and_then(|t| t.get(&call.name)).is_some_and(|t| t.takes_context);
+    // A tool that takes a context may ask its client, on a stream. (Found
+    // once: `run` takes it from the call.)
+    if call.conversation.is_some() && call.tool.is_none() {
+        call.tool = inner.tools.version(call.version).and_then(|t| t.get(&call.name));
+    }
+    let may_ask = call.conversation.is_some() && call.tool.is_some_and(|t| t.takes_context);
     if !(accepts.stream && (call.wanted.any() || may_ask)) {
         let finished = run(inner, call, None).await;
         return plain(status, finished, silent_cancel);
@@ -128,6 +135,7 @@ impl ToolCall<'_> {
             round: self.round.take(),
             asker: self.asker.take(),
             task: self.task,
+            tool: None,
         }
     }
 }
@@ -185,8 +193,15 @@ pub(crate) async fn run(inner: &Arc<Inner>, call: &mut ToolCall<'_>, sink: Optio
         (&*call.id, &*call.name, call.cancel_scope.as_deref(), call.conversation.as_deref(), call.round.as_ref());
     let (version, protocol, silent_cancel, language) = (call.version, call.protocol, call.silent_cancel, call.language);
     let streaming = sink.is_some();
-    let Some(tools) = inner.tools.version(version) else {
-        return error_finished(id, &ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version"));
+    let tool = match call.tool {
+        Some(tool) => Some(tool),
+        None => match inner.tools.version(version) {
+            Some(tools) => tools.get(name),
+            None => {
+                let error = ProtocolError::new(rpc::error::code::INTERNAL_ERROR, "no tools at this version");
+                return error_finished(id, &error);
+            }
+        },
     };
     let target = CallTarget {
         group: &inner.group,
@@ -200,7 +215,6 @@ pub(crate) async fn run(inner: &Arc<Inner>, call: &mut ToolCall<'_>, sink: Optio
         // A result is written inside its response (see below).
         envelope: Some(id),
     };
-    let tool = tools.get(name);
     // The context names the method by its registered (static) name; an
     // unknown tool gets no context (its call fails at the lookup).
     let method = tool.map(|t| t.method.name()).unwrap_or_default();
