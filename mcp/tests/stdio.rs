@@ -592,3 +592,22 @@ async fn after_response_keeps_pace_with_a_client_that_reads_slower_than_it_write
     client.close().await;
     assert_eq!(sent.0.load(Ordering::SeqCst), CALLS, "once per answer");
 }
+
+#[tokio::test]
+async fn output_closed_while_lines_keep_coming_ends_the_transport_with_its_error() {
+    // Lines are read before the writer is polled (a ready line first): a
+    // writer that failed must still end the transport while the client
+    // goes on writing, not once the input ends.
+    let mut client = Client::start();
+    let Client { output, .. } = &mut client;
+    drop(std::mem::replace(output, BufReader::new(tokio::io::duplex(1).0)));
+    let feeding = client.feed(echo_lines(50_000, "z"));
+    let served = tokio::time::timeout(Duration::from_secs(10), &mut client.served)
+        .await
+        .expect("the transport ends while the client still writes")
+        .expect("no panic");
+    let error = served.expect_err("the write error");
+    assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
+    assert!(!feeding.is_finished(), "the transport stopped reading early");
+    feeding.abort();
+}
