@@ -215,10 +215,12 @@ fn early_params_are_read_in_the_envelopes_pass_when_the_method_comes_first() {
     }
 }
 
-/// What a body gives: per message, its id, method and params, or its id and error.
-fn outcome(
-    body: Result<Body<'_, N>, RpcError>,
-) -> Vec<Result<(Option<String>, String, bool), (Option<String>, String)>> {
+/// One message as a body gave it: its id, method and whether it has params,
+/// or its id and error message.
+type Outcome = Result<(Option<String>, String, bool), (Option<String>, String)>;
+
+/// What a body gives, message by message.
+fn outcome(body: Result<Body<'_, N>, RpcError>) -> Vec<Outcome> {
     let one = |item: Result<Message<'_, N>, Invalid<'_>>| match item {
         Ok(Message::Request(r)) => {
             Ok((r.id.map(|i| i.get().to_owned()), r.method.into_owned(), r.early.is_some() || r.params.is_some()))
