@@ -300,7 +300,7 @@ impl<'de> Deserialize<'de> for Member {
 }
 
 /// The raw pass: every member kept as written ([`RawValue`]). Its answer is
-/// the answer: it takes every valid JSON message.
+/// the answer: it reads any valid JSON object, whatever its members hold.
 impl<'de, P: EarlyParams<'de>> Deserialize<'de> for Item<'de, P> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(ItemVisitor { typed: false, params: std::marker::PhantomData })
