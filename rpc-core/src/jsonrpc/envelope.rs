@@ -327,6 +327,23 @@ struct ItemVisitor<P> {
     params: std::marker::PhantomData<fn() -> P>,
 }
 
+/// The members an envelope has seen, by bit (a `null` member counts as
+/// given), and the first one given twice.
+#[derive(Default)]
+struct Seen {
+    bits: u8,
+    duplicate: Option<&'static str>,
+}
+
+impl Seen {
+    fn note(&mut self, bit: u8, name: &'static str) {
+        if self.bits & bit != 0 {
+            self.duplicate.get_or_insert(name);
+        }
+        self.bits |= bit;
+    }
+}
+
 /// `params` of `method`, read by `P`.
 struct EarlySeed<'m, P> {
     method: &'m str,
@@ -350,9 +367,7 @@ impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item<'de, P>, A::Error> {
         let mut envelope = Envelope::default();
-        // Members seen, by bit (a `null` member counts as given).
-        let mut seen = 0u8;
-        let mut duplicate = None;
+        let mut seen = Seen::default();
         while let Some(member) = map.next_key::<Member>()? {
             let (bit, name, slot) = match member {
                 Member::Jsonrpc | Member::Method => {
@@ -366,21 +381,18 @@ impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
                         let value: &'de RawValue = map.next_value()?;
                         (value.get() != "null").then(|| Text::of_raw(value))
                     };
-                    if seen & bit != 0 {
-                        duplicate.get_or_insert(name);
-                    }
-                    seen |= bit;
+                    seen.note(bit, name);
                     continue;
                 }
                 Member::Params
                     if P::READS_ANY
-                        && seen & 4 == 0
+                        && seen.bits & 4 == 0
                         && let Some(method) = envelope.method.as_ref().and_then(Text::plain)
                         && P::reads(method) =>
                 {
                     let reader = std::marker::PhantomData;
                     envelope.early = Some(map.next_value_seed(EarlySeed::<P> { method, reader })?);
-                    seen |= 4;
+                    seen.note(4, "params");
                     continue;
                 }
                 Member::Params => (4, "params", &mut envelope.params),
@@ -393,14 +405,11 @@ impl<'de, P: EarlyParams<'de>> serde::de::Visitor<'de> for ItemVisitor<P> {
                 }
             };
             let value: &'de RawValue = map.next_value()?;
-            if seen & bit != 0 {
-                duplicate.get_or_insert(name);
-            }
-            seen |= bit;
+            seen.note(bit, name);
             // `null` is absent, but for the `id` (a request with a null id).
             *slot = (value.get() != "null" || bit == 8).then_some(value);
         }
-        Ok(duplicate.map_or(Item::Envelope(envelope), Item::Duplicate))
+        Ok(seen.duplicate.map_or(Item::Envelope(envelope), Item::Duplicate))
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Item<'de, P>, A::Error> {
