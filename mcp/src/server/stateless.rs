@@ -51,10 +51,10 @@ pub(crate) struct Admitted<P> {
 }
 
 impl<P> Admitted<P> {
-    /// The same findings, for `params`.
-    fn with<Q>(self, params: Q) -> Admitted<Q> {
-        let Admitted { params: _, input_bytes, client, wanted } = self;
-        Admitted { params, input_bytes, client, wanted }
+    /// The same findings, for the params `params` makes of these.
+    fn map<Q>(self, params: impl FnOnce(P) -> Q) -> Admitted<Q> {
+        let Admitted { params: read, input_bytes, client, wanted } = self;
+        Admitted { params: params(read), input_bytes, client, wanted }
     }
 }
 
@@ -75,7 +75,7 @@ fn admit<'a, P: WithMeta<'a>>(
         Some(_) => return Err(invalid_params("params must be an object carrying `_meta`")),
     };
     let meta = params.take_meta();
-    Ok(check(request, incoming, params.name(), meta.as_ref())?.with(params))
+    Ok(check(request, incoming, params.name(), meta.as_ref())?.map(|()| params))
 }
 
 /// The checks of [`admit`] on `params` read already: their `name` (the
@@ -161,11 +161,9 @@ fn admit_call<'a>(
         if let Some(mirror) = incoming.mirror {
             mirror.method(&request.method)?;
         }
-        return Ok(check(request, incoming, params.name, params.meta.as_ref())?.with(params));
+        return Ok(check(request, incoming, params.name, params.meta.as_ref())?.map(|()| &**params));
     }
-    let admitted = admit::<CallParams<'a>>(request, incoming)?;
-    let params = read.insert(admitted.params);
-    Ok(Admitted { params, input_bytes: admitted.input_bytes, client: admitted.client, wanted: admitted.wanted })
+    Ok(admit::<CallParams<'a>>(request, incoming)?.map(|params| &*read.insert(params)))
 }
 
 /// `clientInfo` and `clientCapabilities` up to this size are kept as sent
