@@ -39,8 +39,9 @@ pub fn run(data: &[u8]) {
     // number out of range).
     let oracle: Option<Value> = serde_json::from_slice(data).ok();
     for accept_responses in [false, true] {
-        agrees_with_each_message_alone(data, accept_responses);
-        match envelope::parse_body(data, accept_responses) {
+        let body = envelope::parse_body(data, accept_responses);
+        agrees_with_each_message_alone(data, &body, accept_responses);
+        match body {
             Err(error) if error.code() == code::INVALID_REQUEST => {
                 // Beyond the JSON limits (depth, values, batch length), and only then.
                 assert!(JsonLimits::default().check(data).is_err(), "-32600 within the limits: {error:?}");
@@ -164,12 +165,12 @@ fn is_valid_id(id: &RawValue) -> bool {
 
 /// A body's messages, parsed in the body's pass, are what each gives read
 /// alone ([`envelope::parse_message`]: every member raw).
-fn agrees_with_each_message_alone(data: &[u8], accept_responses: bool) {
+fn agrees_with_each_message_alone(data: &[u8], body: &Result<Body<'_>, rpc::RpcError>, accept_responses: bool) {
     let Ok(Ok(text)) = std::str::from_utf8(data).map(serde_json::from_str::<&RawValue>) else { return };
     let shown = |message: &Result<Message<'_>, Invalid<'_>>| format!("{message:?}");
-    match envelope::parse_body(data, accept_responses) {
+    match body {
         Ok(Body::Single(message)) if text.get().starts_with('{') => {
-            assert_eq!(shown(&message), shown(&envelope::parse_message(text, accept_responses)), "{}", text.get());
+            assert_eq!(shown(message), shown(&envelope::parse_message(text, accept_responses)), "{}", text.get());
         }
         Ok(Body::Batch(items)) => {
             let Ok(alone) = serde_json::from_str::<Vec<&RawValue>>(text.get()) else { return };
