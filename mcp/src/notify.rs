@@ -50,6 +50,16 @@ pub(crate) fn progress_token(raw: &RawValue) -> Result<Box<RawValue>, rpc::RpcEr
     Ok(raw.to_owned())
 }
 
+/// How every progress notification this sink writes begins (`jsonrpc`
+/// first, then `method`, as `json!` writes them): the stdio transport tells
+/// progress apart from the other frames of a call by it, without parsing.
+pub(crate) const PROGRESS_START: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/progress","#;
+
+/// Whether `frame` is a progress notification of a [`NotificationSink`].
+pub(crate) fn is_progress(frame: &[u8]) -> bool {
+    frame.starts_with(PROGRESS_START)
+}
+
 /// What a request asked to be told about.
 #[derive(Debug, Default)]
 pub(crate) struct Wanted {
@@ -206,6 +216,17 @@ mod tests {
         let (sink, mut rx) = NotificationSink::channel(wanted(Some("7"), None), 8, "m");
         sink.send(Event::Progress { progress: 1.0, total: None, message: None });
         assert_eq!(frames(&mut rx)[0]["params"]["progressToken"], 7, "a numeric token stays a number");
+    }
+
+    #[test]
+    fn progress_frames_are_told_apart_by_their_start() {
+        let (sink, mut rx) = NotificationSink::channel(wanted(Some("\"t\""), Some(LogLevel::Info)), 8, "m");
+        sink.send(Event::Progress { progress: 1.0, total: Some(2.0), message: Some("half".into()) });
+        sink.send(Event::Log { level: LogLevel::Info, logger: None, data: json!("notifications/progress") });
+        let (progress, log) = (rx.try_recv().expect("progress"), rx.try_recv().expect("log"));
+        assert!(is_progress(&progress), "{}", String::from_utf8_lossy(&progress));
+        assert!(!is_progress(&log), "{}", String::from_utf8_lossy(&log));
+        assert!(!is_progress(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
     }
 
     #[test]

@@ -181,8 +181,15 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
         checker.check(result.is_error is False and (result.structured_content or {}).get("result", {}).get("products") == 100,
                       "Catalog.stats counts 100 products", result.structured_content)
         values = [done for done, _ in progress]
-        checker.check(len(progress) >= 2 and values == sorted(values) and progress[-1] == (100.0, 100.0),
-                      "Catalog.stats reports increasing progress up to 100 of 100", progress)
+        increasing = all(a < b for a, b in zip(values, values[1:]))
+        if url != "stdio":
+            checker.check(len(progress) == 4 and increasing and progress[-1] == (100.0, 100.0),
+                          "Catalog.stats reports increasing progress up to 100 of 100", progress)
+        else:
+            # Over stdio a value is written 50 ms after it while the call goes on
+            # (100 ms a batch); a later value may take its place on a busy machine.
+            checker.check(len(progress) >= 1 and increasing and all(t == 100.0 and d <= 100.0 for d, t in progress),
+                          "Catalog.stats reports increasing progress, of 100", progress)
         for _ in range(50):
             if logs:
                 break

@@ -68,6 +68,12 @@ impl Out {
         }
         Out { line, executions }
     }
+
+    /// The line (without its line end).
+    #[cfg(test)]
+    pub(super) fn line(&self) -> &[u8] {
+        &self.line
+    }
 }
 
 /// Queues `out` for the writer, waiting while its queue is full; `false`

@@ -16,8 +16,14 @@
 //!   2026-07-28 header checks are HTTP's and do not apply here.
 //! * **Replies as lines.** One message is one line; a stream (a call
 //!   reporting progress or log messages) is one line per message, written
-//!   as they come; nothing else is ever written (keep-alives are dropped).
-//!   Lines never contain a raw newline and never interleave (one writer).
+//!   as they come, but for progress: a progress notification goes out only
+//!   once the call has gone on for 50 ms after it, the latest value then,
+//!   and none once the response is ready (a client reading both at once
+//!   can lose the race between them: see `progress.rs`). Nothing else is
+//!   ever written (keep-alives are dropped). Lines never contain a raw
+//!   newline and never interleave (one writer). The answers to the lines
+//!   of one read come out in the order the lines were read; a call still
+//!   running when the next lines are read answers when it is done.
 //! * **Notifications get no answer.** A notification (or a response sent by
 //!   the client) never gets a line back, even when it is refused; the
 //!   refusal is logged (`tracing`, which a stdio server must send to stderr).
@@ -56,6 +62,7 @@
 //! ```
 
 mod lines;
+mod progress;
 
 use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -65,14 +72,13 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use rpc::jsonrpc::envelope::{Body, Message};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use crate::server::{Caller, Frame, Incoming, McpServer, ReadParams, Reply, Status};
+use crate::server::{Caller, Incoming, McpServer, ReadParams, Reply, Status};
 use lines::{Batch, Line, Lines, Out, send, write_lines};
 
 /// Serves API `version` of `server`'s group on `input`/`output` with the
@@ -257,6 +263,11 @@ impl Stdio {
                     spare = Some(exchange);
                 }
                 Ok(Poll::Pending) => {
+                    // The answers to the lines before it go out first: the
+                    // task may write as soon as it runs.
+                    if !batch.flush(&shared.lines).await {
+                        break Ok(());
+                    }
                     let lines = shared.lines.clone();
                     tasks.spawn(async move {
                         if let Some(answer) = exchange.await {
@@ -360,14 +371,13 @@ impl Shared {
                 }
                 Some(Out::new(message.body, message.executions))
             }
-            Reply::Stream(mut stream) => {
-                while let Some(frame) = stream.next().await {
-                    if let Frame::Message(json) = frame
-                        && !send(&self.lines, Out::new(json.to_vec(), Vec::new())).await
-                    {
-                        break;
-                    }
-                }
+            Reply::Stream(stream) => {
+                // Nothing goes out while the reading loop polls this the
+                // first time: it hands the answers gathered before this
+                // line to the writer first (see `serve`), so that lines come
+                // out in the order they were read.
+                tokio::task::yield_now().await;
+                progress::forward(stream, &self.lines).await;
                 None
             }
         }
