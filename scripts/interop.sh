@@ -14,10 +14,17 @@
 #      audience or issuer, expired, a missing scope) over plain HTTP, then the
 #      SDK's own OAuth client (discovery, dynamic registration, authorization
 #      code + PKCE, RFC 8707 resource, refresh) calling tools, in each mode,
-#   5. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
+#   5. runs scripts/interop/ts_client.mjs (official TypeScript SDK,
+#      @modelcontextprotocol/sdk 1.32.2, handshake era) against the catalog's
+#      /mcp/v1 and starting `catalog --stdio` itself: the same checks, the
+#      SDK's output-schema validation of every structured result, a call
+#      cancelled with an AbortSignal, the session ended with DELETE, and no
+#      protocol error reported by the SDK (a progress notification read with
+#      its response is one),
+#   6. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
 #      without --protocol-era and with legacy and modern,
-#   6. runs the official conformance suite (@modelcontextprotocol/conformance)
+#   7. runs the official conformance suite (@modelcontextprotocol/conformance)
 #      against the conformance server's /mcp: 0.1.16 (handshake era), judged
 #      against scripts/interop/conformance-expected-failures.yml, and
 #      0.2.0-alpha.12 --requirements 2026-07-28, judged against
@@ -139,6 +146,19 @@ if [[ ! -x $inspector || $(cat "$inspector_dir/.version" 2>/dev/null) != "$INSPE
   printf '%s\n' "$INSPECTOR_VERSION" >"$inspector_dir/.version"
 fi
 
+# ---------------------------------------------------------------- TypeScript SDK
+TS_SDK_VERSION=1.32.2
+ts_sdk_dir=$cache/ts-sdk
+ts_sdk=$ts_sdk_dir/node_modules/@modelcontextprotocol/sdk
+if [[ ! -f $ts_sdk/package.json || $(cat "$ts_sdk_dir/.version" 2>/dev/null) != "$TS_SDK_VERSION" ]]; then
+  log "installing the MCP TypeScript SDK $TS_SDK_VERSION into $ts_sdk_dir"
+  rm -rf "$ts_sdk_dir"
+  mkdir -p "$ts_sdk_dir"
+  (cd "$ts_sdk_dir" && npm install --silent --no-audit --no-fund "@modelcontextprotocol/sdk@$TS_SDK_VERSION") ||
+    die "npm install of the MCP TypeScript SDK failed"
+  printf '%s\n' "$TS_SDK_VERSION" >"$ts_sdk_dir/.version"
+fi
+
 # ---------------------------------------------------------------- servers
 # start NAME BINARY: runs it on a free loopback port; sets $url to its base URL.
 start() {
@@ -188,6 +208,13 @@ done
 
 log "official Python SDK (mcp 2.3.0, modes legacy, auto, 2026-07-28) starting the catalog with --stdio"
 timeout 300 "$venv/bin/python" "$here/python_stdio.py" --catalog "$bin/catalog" || python_status=$?
+
+# ---------------------------------------------------------------- TypeScript SDK
+ts_status=0
+log "official TypeScript SDK ($TS_SDK_VERSION) against the catalog"
+timeout 180 node "$here/ts_client.mjs" --sdk "$ts_sdk" --url "$catalog_url/mcp/v1" || ts_status=$?
+log "official TypeScript SDK ($TS_SDK_VERSION) starting the catalog with --stdio"
+timeout 180 node "$here/ts_client.mjs" --sdk "$ts_sdk" --stdio "$bin/catalog" || ts_status=$?
 
 # ---------------------------------------------------------------- MCP Inspector CLI
 inspector_status=0
@@ -339,6 +366,12 @@ if [[ $python_status == 0 ]]; then
   echo "python SDK interop:  ok"
 else
   echo "python SDK interop:  FAILED (exit $python_status)"
+  failed=1
+fi
+if [[ $ts_status == 0 ]]; then
+  echo "TypeScript SDK:      ok"
+else
+  echo "TypeScript SDK:      FAILED (exit $ts_status)"
   failed=1
 fi
 if [[ $oauth_status == 0 ]]; then
