@@ -23,7 +23,8 @@
 #      its response is one),
 #   6. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
-#      without --protocol-era and with legacy and modern,
+#      and starting `catalog --stdio` itself, without --protocol-era and with
+#      legacy and modern,
 #   7. runs the official conformance suite (@modelcontextprotocol/conformance)
 #      against the conformance server's /mcp: 0.1.16 (handshake era), judged
 #      against scripts/interop/conformance-expected-failures.yml, and
@@ -306,6 +307,9 @@ for era in default legacy modern; do
   log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) against the token-protected catalog"
   timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --url "$protected_url/mcp/v1" --era "$era" \
     --header "Authorization: Bearer $INTEROP_TOKEN" || inspector_status=$?
+  log "MCP Inspector $INSPECTOR_VERSION (CLI mode, --protocol-era $era) starting the catalog with --stdio"
+  timeout 600 python3 "$here/inspector_cli.py" --inspector "$inspector" --stdio "$bin/catalog" --era "$era" ||
+    inspector_status=$?
 done
 
 # ---------------------------------------------------------------- conformance suite

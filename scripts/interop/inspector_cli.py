@@ -2,9 +2,11 @@
 """Interop check: the MCP Inspector's CLI mode against the catalog example.
 
     inspector_cli.py --inspector PATH/TO/mcp-inspector --url http://127.0.0.1:PORT/mcp/v1 [--era default|legacy|modern]
+    inspector_cli.py --inspector PATH/TO/mcp-inspector --stdio target/debug/catalog [--era ...]
 
 Runs `mcp-inspector --cli URL --transport http --protocol-era ERA --method
-tools/list --strict`, then `--method tools/call` on several tools, and checks
+tools/list --strict` (with --stdio: the Inspector starts `catalog --stdio`
+itself for each command, RUST_LOG=warn), then `--method tools/call` on several tools, and checks
 each answer and that the Inspector printed nothing on stderr: it warns there
 about every schema it cannot use strictly (e.g. `unknown format "uint64"
 ignored`) and, with --strict, about tool-schema portability problems.
@@ -24,14 +26,18 @@ TIMEOUT = 90
 
 ERA = "legacy"
 HEADERS: list[str] = []
+STDIO = False
 
 
 def run(inspector: str, url: str, *args: str, tool_error: bool = False) -> tuple[Any, str, list[str]]:
     """The parsed stdout (for a tool error: the error the CLI prints on
-    stderr), the remaining stderr text, and problems running the command."""
+    stderr), the remaining stderr text, and problems running the command.
+    `url` is the endpoint, or with --stdio the catalog binary."""
     headers = [part for header in HEADERS for part in ("--header", header)]
     era = [] if ERA == "default" else ["--protocol-era", ERA]
-    command = [inspector, "--cli", url, "--transport", "http", *era, *headers, *args]
+    # The server's own log lines go to the Inspector's stderr: warnings only.
+    target = ["-e", "RUST_LOG=warn", url, "--stdio"] if STDIO else [url, "--transport", "http"]
+    command = [inspector, "--cli", *target, *era, *headers, *args]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -59,14 +65,19 @@ def run(inspector: str, url: str, *args: str, tool_error: bool = False) -> tuple
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--inspector", required=True)
-    parser.add_argument("--url", required=True)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--url")
+    target.add_argument("--stdio", metavar="CATALOG", help="the catalog binary, started with --stdio by the Inspector")
     parser.add_argument("--era", default="legacy", choices=["default", "legacy", "modern"])
     parser.add_argument("--header", action="append", default=[],
                         help='an HTTP header for every request, "Name: Value" (repeatable)')
     args = parser.parse_args()
-    global ERA, HEADERS
+    global ERA, HEADERS, STDIO
     ERA = args.era
     HEADERS = args.header
+    STDIO = args.stdio is not None
+    if STDIO:
+        args.url = args.stdio
     failures: list[str] = []
 
     def check(ok: bool, what: str, detail: Any = None) -> None:
@@ -97,11 +108,11 @@ def main() -> int:
         check(stderr.strip() == "", f"tools/call {tool}: nothing on stderr", stderr.strip()[:800])
 
     if failures:
-        print(f"inspector ({ERA}): {len(failures)} failure(s)", file=sys.stderr)
+        print(f"inspector ({ERA}{', stdio' if STDIO else ''}): {len(failures)} failure(s)", file=sys.stderr)
         for failure in failures:
             print(f"  - {failure}", file=sys.stderr)
         return 1
-    print(f"inspector ({ERA}): all checks passed")
+    print(f"inspector ({ERA}{', stdio' if STDIO else ''}): all checks passed")
     return 0
 
 
