@@ -31,6 +31,7 @@ mod mcp_documents;
 mod mcp_http;
 mod mcp_resources;
 mod mcp_rmcp;
+mod mcp_rmcp_eras;
 mod mcp_schemas;
 mod mcp_session_bounds;
 mod mcp_stateless;
