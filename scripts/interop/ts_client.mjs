@@ -22,7 +22,8 @@
 //     connection); the transport writes none that its response overtakes;
 //   * validation refusals, a rename that refreshes the cached Catalog.get, `$rpc`
 //     refused over MCP;
-//   * resources (a template, a read, an unknown URI), a prompt, completion;
+//   * resources (a template, a read, an unknown URI), a subscription and its
+//     update (over HTTP on the session's GET stream), a prompt, completion;
 //   * a tool that asks the user first (elicitation, answered by this client);
 //   * a call cancelled by the client (an AbortSignal: notifications/cancelled),
 //     then another call on the same connection;
@@ -129,6 +130,10 @@ async function run(sdk, transport, checker, label) {
   client.setRequestHandler(sdk.ElicitRequestSchema, async (request) => {
     questions.push(request.params);
     return { action: "accept", content: { confirm: true } };
+  });
+  const updates = [];
+  client.setNotificationHandler(sdk.ResourceUpdatedNotificationSchema, (notification) => {
+    updates.push(notification.params.uri);
   });
   await client.connect(transport);
   const server = client.getServerVersion();
@@ -254,6 +259,15 @@ async function run(sdk, transport, checker, label) {
     checker.check(String(error?.message).toLowerCase().includes("not found"),
       "resources/read of an unknown URI: resource not found", String(error));
   }
+  // A subscribed resource that changes is announced (over HTTP on the
+  // session's GET stream, which the SDK opens by itself; over stdio as a line).
+  checker.check(client.getServerCapabilities()?.resources?.subscribe === true, "the server takes resource subscriptions");
+  checker.check(same(await client.subscribeResource({ uri: "catalog://products/16" }), {}), "resources/subscribe");
+  await client.callTool({ name: "Catalog.rename", arguments: { id: 17, name: "n17 renamed" } });
+  await client.callTool({ name: "Catalog.rename", arguments: { id: 16, name: "n16 renamed" } });
+  for (let i = 0; i < 100 && !updates.includes("catalog://products/16"); i += 1) await sleep(50);
+  checker.check(same(updates, ["catalog://products/16"]),
+    "notifications/resources/updated for the subscribed resource only (renamed: 17, then 16)", updates);
   const prompts = await client.listPrompts();
   const review = prompts.prompts.find((p) => p.name === "Catalog.review");
   checker.check(same((review?.arguments ?? []).map((a) => a.name), ["name", "tone"]),

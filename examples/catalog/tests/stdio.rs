@@ -181,3 +181,80 @@ fn stdio_refuses_http_options_and_unknown_versions() {
     let output = Command::new(env!("CARGO_BIN_EXE_catalog")).args(["--stdio-version", "2"]).output().expect("runs");
     assert!(!output.status.success(), "--stdio-version needs --stdio");
 }
+
+/// The lines up to and including the first for which `done` holds.
+fn until(catalog: &mut Catalog, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut lines = Vec::new();
+    loop {
+        let line = catalog.recv();
+        let stop = done(&line);
+        lines.push(line);
+        if stop {
+            return lines;
+        }
+    }
+}
+
+fn is_update_of(line: &Value, uri: &str) -> bool {
+    line["method"] == "notifications/resources/updated" && line["params"]["uri"] == uri
+}
+
+#[test]
+fn a_session_gets_the_updates_of_the_resources_it_subscribed_to() {
+    // What HTTP sends on the session's GET stream comes as lines.
+    let mut catalog = start(command(&[]));
+    let init = catalog.call(request(
+        json!(0),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    ));
+    assert_eq!(init["result"]["capabilities"]["resources"]["subscribe"], true, "{init}");
+    catalog.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let subscribed = catalog.call(request(json!(1), "resources/subscribe", json!({"uri": "catalog://products/13"})));
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    let rename = |id: u32, name: &str| {
+        request(json!(id), "tools/call", json!({"name": "Catalog.rename", "arguments": {"id": id, "name": name}}))
+    };
+    // Not subscribed to 14: its answer, and no update.
+    let other = catalog.call(rename(14, "n14 renamed"));
+    assert_eq!(other["id"], 14, "{other}");
+    catalog.send(&rename(13, "n13 renamed"));
+    let mut lines = until(&mut catalog, |line| line["id"] == 13);
+    if !lines.iter().any(|line| is_update_of(line, "catalog://products/13")) {
+        lines.extend(until(&mut catalog, |line| is_update_of(line, "catalog://products/13")));
+    }
+    assert!(!lines.iter().any(|line| is_update_of(line, "catalog://products/14")), "{lines:?}");
+    let stderr = catalog.close();
+    assert!(stderr.contains("stdin closed; exiting"), "the stream ends with the conversation: {stderr}");
+}
+
+#[test]
+fn a_listen_stream_ends_with_its_last_message_when_stdin_closes() {
+    let mut catalog = start(command(&[]));
+    let filter = json!({"notifications": {"resourceSubscriptions": ["catalog://products/15"]}});
+    catalog.send(&modern(json!(1), "subscriptions/listen", filter));
+    let acknowledged = catalog.recv();
+    assert_eq!(acknowledged["method"], "notifications/subscriptions/acknowledged", "{acknowledged}");
+    let subscription = acknowledged["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone();
+    catalog.send(&modern(
+        json!(2),
+        "tools/call",
+        json!({"name": "Catalog.rename", "arguments": {"id": 15, "name": "x"}}),
+    ));
+    let mut lines = until(&mut catalog, |line| line["id"] == 2);
+    if !lines.iter().any(|line| is_update_of(line, "catalog://products/15")) {
+        lines.extend(until(&mut catalog, |line| is_update_of(line, "catalog://products/15")));
+    }
+    let update = lines.iter().find(|line| is_update_of(line, "catalog://products/15")).expect("the update");
+    assert_eq!(update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], subscription, "{update}");
+    // The end of input ends the stream at once: its last message, then the
+    // process exits (not after the grace period calls in flight get).
+    let closed = Instant::now();
+    drop(catalog.stdin.take());
+    let last = catalog.recv();
+    assert_eq!((last["id"].clone(), last["result"]["resultType"].clone()), (json!(1), json!("complete")), "{last}");
+    while catalog.child.try_wait().expect("waitable").is_none() {
+        assert!(closed.elapsed() < Duration::from_secs(2), "the catalog exits at once when stdin closes");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

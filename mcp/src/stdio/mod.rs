@@ -24,6 +24,14 @@
 //!   newline and never interleave (one writer). The answers to the lines
 //!   of one read come out in the order the lines were read; a call still
 //!   running when the next lines are read answers when it is done.
+//! * **The session's own stream.** Once `initialize` opened a session, what
+//!   HTTP sends on a session's `GET` stream is written as lines too: a
+//!   `notifications/resources/updated` for each resource it subscribed to
+//!   (`resources/subscribe`) that changes, when the server has a change hub
+//!   ([`McpServer::sends_on_its_own`]). 2026-07-28 clients ask for theirs
+//!   with `subscriptions/listen`, a request whose stream is written as any
+//!   other. At the end of input these streams end at once (a listen stream
+//!   with its last message), without waiting out [`Stdio::grace`].
 //! * **Notifications get no answer.** A notification (or a response sent by
 //!   the client) never gets a line back, even when it is refused; the
 //!   refusal is logged (`tracing`, which a stdio server must send to stderr).
@@ -49,7 +57,7 @@
 //!   not JSON gets `-32700`.
 //! * **End of input.** At EOF the transport stops reading, lets the calls in
 //!   flight finish (for at most [`Stdio::grace`]; then they are dropped),
-//!   ends the session it opened, flushes and returns.
+//!   ends the session it opened and its stream, flushes and returns.
 //!
 //! There is no token check and no host check: a client that can start the
 //! process has its access already.
@@ -63,6 +71,7 @@
 
 mod lines;
 mod progress;
+mod updates;
 
 use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -75,11 +84,12 @@ use std::time::Duration;
 use rpc::jsonrpc::envelope::{Body, Message};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::server::{Caller, Incoming, McpServer, ReadParams, Reply, Status};
 use lines::{Batch, Line, Lines, Out, send, write_lines};
+use updates::SessionUpdates;
 
 /// Serves API `version` of `server`'s group on `input`/`output` with the
 /// default settings of [`Stdio`], until `input` ends.
@@ -123,6 +133,12 @@ struct Shared {
     scope: String,
     conversation: Mutex<Conversation>,
     lines: mpsc::Sender<Out>,
+    /// The stream of the session `initialize` opened, written as lines.
+    updates: Mutex<Option<SessionUpdates>>,
+    /// Set at the end of input: the `subscriptions/listen` streams end (with
+    /// their last message) instead of waiting out the grace period.
+    ending: watch::Sender<bool>,
+    ended: watch::Receiver<bool>,
 }
 
 impl Stdio {
@@ -165,6 +181,7 @@ impl Stdio {
         let (lines_out, queue) = mpsc::channel(WRITE_QUEUE);
         let server = self.server.clone();
         let mut writer = tokio::spawn(write_lines(output, queue, move |executions| server.sent(executions)));
+        let (ending, ended) = watch::channel(false);
         static CONVERSATIONS: AtomicU64 = AtomicU64::new(1);
         let shared = Arc::new(Shared {
             server: self.server.clone(),
@@ -172,6 +189,9 @@ impl Stdio {
             scope: format!("stdio-{}", CONVERSATIONS.fetch_add(1, Ordering::Relaxed)),
             conversation: Mutex::default(),
             lines: lines_out,
+            updates: Mutex::default(),
+            ending,
+            ended,
         });
         let permits = Arc::new(Semaphore::new(self.max_in_flight));
         let mut tasks = JoinSet::new();
@@ -280,6 +300,8 @@ impl Stdio {
         };
         // A writer gone by now has its error to tell.
         batch.flush(&shared.lines).await;
+        let _ = shared.ending.send(true);
+        shared.close_updates().await;
         match tokio::time::timeout(self.grace, drain(&mut tasks)).await {
             Ok(()) => {}
             Err(_) => {
@@ -355,6 +377,7 @@ impl Shared {
         incoming.protocol = protocol.as_deref();
         incoming.remembered = true;
         incoming.cancel_scope = Some(&self.scope);
+        incoming.closing = Some(&self.ended);
         match self.server.handle(&incoming).await {
             Reply::Accepted => None,
             Reply::Message(message) if silent => {
@@ -368,6 +391,7 @@ impl Shared {
             Reply::Message(message) => {
                 if message.session.is_some() {
                     self.remember(message.session.clone(), &message.body);
+                    self.open_updates().await;
                 }
                 Some(Out::new(message.body, message.executions))
             }
@@ -399,6 +423,29 @@ impl Shared {
         let mut conversation = self.lock_conversation();
         conversation.session = session.map(Arc::from);
         conversation.protocol = protocol.map(Arc::from);
+    }
+
+    /// Opens the stream of the session just remembered (ending the one of
+    /// a session opened before, if any).
+    async fn open_updates(&self) {
+        let (session, protocol) = {
+            let conversation = self.lock_conversation();
+            (conversation.session.clone(), conversation.protocol.clone())
+        };
+        let Some(session) = session else { return };
+        let opened = SessionUpdates::open(&self.server, self.version, session, protocol, self.lines.clone());
+        let before = std::mem::replace(&mut *self.updates.lock().unwrap_or_else(PoisonError::into_inner), opened);
+        if let Some(before) = before {
+            before.close().await;
+        }
+    }
+
+    /// Ends the session's stream, if one is open.
+    async fn close_updates(&self) {
+        let open = self.updates.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(open) = open {
+            open.close().await;
+        }
     }
 
     /// Ends the handshake-era session the conversation opened, if any.
