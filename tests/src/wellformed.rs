@@ -186,8 +186,26 @@ pub fn check(sent: &Sent<'_>, got: &Collected) -> Result<(), String> {
         // end before any (the server shutting down).
         Some("text/event-stream") if sent.method.eq_ignore_ascii_case("GET") => check_sse(&got.body, &ids, false),
         Some("text/event-stream") => check_sse(&got.body, &ids, true),
+        // The docs page, for a GET (or HEAD) that accepts HTML (`text/*`
+        // does): a static page, with its content security policy.
+        Some("text/html") if status == 200 && matches!(sent.method.to_ascii_uppercase().as_str(), "GET" | "HEAD") => {
+            check_docs_page(got)
+        }
         Some(other) => Err(format!("unexpected Content-Type {other:?}")),
     }
+}
+
+/// Checks that `got` is the docs page: an HTML document sent with a content
+/// security policy that allows nothing by default.
+fn check_docs_page(got: &Collected) -> Result<(), String> {
+    if !got.body.starts_with(b"<!DOCTYPE html>") {
+        return Err("a text/html answer that is not the docs page".into());
+    }
+    let policy = got.headers.get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !policy.starts_with("default-src 'none'") {
+        return Err(format!("the docs page without its content security policy: {policy:?}"));
+    }
+    Ok(())
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
