@@ -14,6 +14,9 @@ which this server answers, so 2026-07-28; 2026-07-28: pinned, stateless), then c
     notifications arrive (increasing, up to the total) and a log message;
   * resources (a template and a read, an unknown URI), a prompt with arguments and
     completion of a prompt argument and of a template variable;
+  * a resource subscription and its update, only for the resource subscribed to:
+    resources/subscribe (legacy: on the session's GET stream, or a line over stdio),
+    subscriptions/listen (2026-07-28);
   * a tool that asks the user (elicitation) before it cancels subscriptions;
   * the protocol-level ping (legacy only: 2026-07-28 removed it), and tools/call ping:
     "pong x" (JSON text, and structuredContent).
@@ -105,10 +108,16 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
         questions.append(params)
         return ElicitResult(action="accept", content={"confirm": True})
 
+    updates: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            updates.append(str(message.params.uri))
+
     if server is None:
         server = server_for(url, token, language)
     async with Client(server, mode=mode, read_timeout_seconds=30, log_level="info", logging_callback=on_log,
-                      elicitation_callback=on_elicit) as client:
+                      elicitation_callback=on_elicit, message_handler=on_message) as client:
         info = client.server_info
         print(f"connected ({mode}): protocol {client.protocol_version}, server {info.name if info else '?'} "
               f"{info.version if info else ''}")
@@ -254,6 +263,34 @@ async def run(url: str, mode: str, checker: Checker, token: str | None = None, l
             checker.check(False, "resources/read of an unknown URI is an error")
         except Exception as error:  # noqa: BLE001 - the SDK raises the JSON-RPC error
             checker.check("not found" in str(error).lower(), "resources/read of an unknown URI: resource not found", error)
+        # A subscribed resource that changes is announced: in the handshake era
+        # (resources/subscribe) on the session's own stream (HTTP GET) or as a
+        # line (stdio); in 2026-07-28 on a subscriptions/listen stream. Two
+        # products are renamed, the one subscribed to second.
+        watched, other = ("catalog://products/18", 19) if mode == "legacy" else ("catalog://products/20", 21)
+        rename_id = int(watched.rsplit("/", 1)[1])
+        if mode == "legacy":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # removed only as of 2026-07-28
+                await client.subscribe_resource(watched)
+            await client.call_tool("Catalog.rename", {"id": other, "name": f"n{other} renamed"})
+            await client.call_tool("Catalog.rename", {"id": rename_id, "name": f"n{rename_id} renamed"})
+            for _ in range(100):
+                if watched in updates:
+                    break
+                await asyncio.sleep(0.05)
+            checker.check(updates == [watched], "resources/subscribe: an update for the subscribed resource only", updates)
+        else:
+            from mcp.shared.subscriptions import ResourceUpdated
+            async with client.listen(resource_subscriptions=[watched]) as subscription:
+                checker.check(list(subscription.honored.resource_subscriptions or []) == [watched],
+                              "subscriptions/listen honors the resource subscription", subscription.honored)
+                await client.call_tool("Catalog.rename", {"id": other, "name": f"n{other} renamed"})
+                await client.call_tool("Catalog.rename", {"id": rename_id, "name": f"n{rename_id} renamed"})
+                event = await asyncio.wait_for(subscription.__anext__(), 10)
+                checker.check(isinstance(event, ResourceUpdated) and event.uri == watched,
+                              "subscriptions/listen: an update for the subscribed resource only", event)
+
         prompts = await client.list_prompts()
         review = next((p for p in prompts.prompts if p.name == "Catalog.review"), None)
         checker.check(review is not None and [a.name for a in review.arguments or []] == ["name", "tone"],
