@@ -20,7 +20,9 @@
 #      SDK's output-schema validation of every structured result, a call
 #      cancelled with an AbortSignal, the session ended with DELETE, and no
 #      protocol error reported by the SDK (a progress notification read with
-#      its response is one),
+#      its response is one); and scripts/interop/ts_oauth.mjs: its OAuth
+#      client (the one Node clients build on) against the catalog as an OAuth
+#      resource server, as python_oauth.py below,
 #   6. runs scripts/interop/inspector_cli.py (the MCP Inspector 2.12.0 in CLI
 #      mode: tools/list and tools/call, nothing printed on stderr) against it,
 #      and starting `catalog --stdio` itself, without --protocol-era and with
@@ -293,6 +295,9 @@ if [[ -n $oauth_url ]]; then
   printf 'test authorization server %s, catalog-oauth listening on %s (audience %s)\n' "$issuer" "$oauth_url" "$audience"
   timeout 60 "$venv/bin/python" "$here/python_oauth.py" --url "$oauth_url/mcp/v1" --issuer "$issuer" \
     --audience "$audience" || oauth_status=$?
+  log "official TypeScript SDK OAuth client ($TS_SDK_VERSION) against the catalog as an OAuth resource server"
+  timeout 60 node "$here/ts_oauth.mjs" --sdk "$ts_sdk" --url "$oauth_url/mcp/v1" --audience "$audience" ||
+    oauth_status=$?
 elif [[ $oauth_status == 0 ]]; then
   echo "interop: the catalog with --oauth-issuer did not start (stderr: $work/catalog-oauth.err)" >&2
   oauth_status=1
@@ -379,9 +384,9 @@ else
   failed=1
 fi
 if [[ $oauth_status == 0 ]]; then
-  echo "python SDK OAuth:    ok"
+  echo "SDK OAuth clients:   ok (Python and TypeScript)"
 else
-  echo "python SDK OAuth:    FAILED (exit $oauth_status; logs: $work/oauth-as.*, $work/catalog-oauth.*)"
+  echo "SDK OAuth clients:   FAILED (exit $oauth_status; logs: $work/oauth-as.*, $work/catalog-oauth.*)"
   failed=1
 fi
 if [[ $inspector_status == 0 ]]; then
