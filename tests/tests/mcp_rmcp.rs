@@ -39,8 +39,23 @@ fn args(value: Value) -> serde_json::Map<String, Value> {
     }
 }
 
+/// The catalog's tools at version 1, in the order `tools/list` gives them.
+pub(crate) const TOOLS: [&str; 11] = [
+    "Catalog.categories",
+    "Catalog.get",
+    "Catalog.list",
+    "Catalog.reindex",
+    "Catalog.rename",
+    "Catalog.search",
+    "Catalog.stats",
+    "Catalog.subscribe",
+    "Catalog.unsubscribe",
+    "Catalog.unsubscribe_all",
+    "ping",
+];
+
 /// Validates `structured` against `tool`'s output schema with a JSON Schema validator.
-fn assert_valid_structured(tool: &Tool, structured: &Value) {
+pub(crate) fn assert_valid_structured(tool: &Tool, structured: &Value) {
     let schema = Value::Object((*tool.output_schema.clone().expect("tool has an outputSchema")).clone());
     let validator = jsonschema::validator_for(&schema).expect("outputSchema compiles");
     let errors: Vec<String> = validator.iter_errors(structured).map(|e| e.to_string()).collect();
@@ -70,23 +85,7 @@ async fn lists_every_tool_across_pages() {
     assert!(first.next_cursor.is_some(), "more pages follow");
     let tools = client.list_all_tools().await.expect("all pages");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        [
-            "Catalog.categories",
-            "Catalog.get",
-            "Catalog.list",
-            "Catalog.reindex",
-            "Catalog.rename",
-            "Catalog.search",
-            "Catalog.stats",
-            "Catalog.subscribe",
-            "Catalog.unsubscribe",
-            "Catalog.unsubscribe_all",
-            "ping"
-        ],
-        "deterministic order, admin-only Activity.summary excluded"
-    );
+    assert_eq!(names, TOOLS, "deterministic order, admin-only Activity.summary excluded");
     let search = tool(&tools, "Catalog.search");
     let annotations = search.annotations.as_ref().expect("search has annotations");
     assert_eq!(annotations.read_only_hint, Some(true));

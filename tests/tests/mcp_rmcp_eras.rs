@@ -31,7 +31,7 @@ use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
     GetPromptRequestParams, Implementation, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
     ProgressToken, ProtocolVersion, ReadResourceRequestParams, RequestId, RequestMetaObject, ServerResult,
-    SetLevelRequestParams, Tool,
+    SetLevelRequestParams,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, NotificationContext, PeerRequestOptions, RequestContext, RequestHandle,
@@ -43,6 +43,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+use super::mcp_rmcp::{TOOLS, assert_valid_structured};
 
 /// The bound on every wait for an event.
 const WAIT: Duration = Duration::from_secs(10);
@@ -318,28 +320,6 @@ async fn check_stats(client: &Client, events: &mut Events, wire: Option<&Wire>) 
     let logged = lines.iter().position(|l| l["method"] == "notifications/message").expect("the log on the wire");
     assert!(logged < answered, "the log message precedes the response");
 }
-
-/// Validates `structured` against `tool`'s output schema with a JSON Schema validator.
-fn assert_valid_structured(tool: &Tool, structured: &Value) {
-    let schema = Value::Object((*tool.output_schema.clone().expect("tool has an outputSchema")).clone());
-    let validator = jsonschema::validator_for(&schema).expect("outputSchema compiles");
-    let errors: Vec<String> = validator.iter_errors(structured).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "structuredContent of {} violates its outputSchema: {errors:?}", tool.name);
-}
-
-const TOOLS: [&str; 11] = [
-    "Catalog.categories",
-    "Catalog.get",
-    "Catalog.list",
-    "Catalog.reindex",
-    "Catalog.rename",
-    "Catalog.search",
-    "Catalog.stats",
-    "Catalog.subscribe",
-    "Catalog.unsubscribe",
-    "Catalog.unsubscribe_all",
-    "ping",
-];
 
 /// Everything but `Catalog.stats`, in the era `client` negotiated; `label`
 /// makes the subscribers' address unique.
