@@ -6,7 +6,8 @@
 
 Runs `mcp-inspector --cli URL --transport http --protocol-era ERA --method
 tools/list --strict` (with --stdio: the Inspector starts `catalog --stdio`
-itself for each command, RUST_LOG=warn), then `--method tools/call` on several tools, and checks
+itself for each command, RUST_LOG=warn), then `--method tools/call` on several tools,
+resources/templates/list, resources/read, prompts/list and prompts/get, and checks
 each answer and that the Inspector printed nothing on stderr: it warns there
 about every schema it cannot use strictly (e.g. `unknown format "uint64"
 ignored`) and, with --strict, about tool-schema portability problems.
@@ -106,6 +107,22 @@ def main() -> int:
         failures.extend(problems)
         check(result is not None and expect(result), f"tools/call {tool} {' '.join(tool_args)}", result)
         check(stderr.strip() == "", f"tools/call {tool}: nothing on stderr", stderr.strip()[:800])
+
+    # Resources and prompts, as the Inspector lists and reads them.
+    others = [
+        (["--method", "resources/templates/list"],
+         lambda r: any(t.get("uriTemplate") == "catalog://products/{id}" for t in r.get("resourceTemplates", []))),
+        (["--method", "resources/read", "--uri", "catalog://products/7"],
+         lambda r: json.loads(r.get("contents", [{}])[0].get("text", "null")) == {"id": 7, "name": "n7"}),
+        (["--method", "prompts/list"], lambda r: any(p.get("name") == "Catalog.review" for p in r.get("prompts", []))),
+        (["--method", "prompts/get", "--prompt-name", "Catalog.review", "--prompt-args", "name=n7", "tone=friendly"],
+         lambda r: [m.get("content", {}).get("type") for m in r.get("messages", [])] == ["resource", "text"]),
+    ]
+    for command, expect in others:
+        result, stderr, problems = run(args.inspector, args.url, *command)
+        failures.extend(problems)
+        check(result is not None and expect(result), " ".join(command[1:]), result)
+        check(stderr.strip() == "", f"{command[1]}: nothing on stderr", stderr.strip()[:800])
 
     if failures:
         print(f"inspector ({ERA}{', stdio' if STDIO else ''}): {len(failures)} failure(s)", file=sys.stderr)
