@@ -17,7 +17,8 @@
 //! * **Replies as lines.** One message is one line; a stream (a call
 //!   reporting progress or log messages) is one line per message, written
 //!   as they come, but for progress: a progress notification goes out only
-//!   once the call has gone on for 50 ms after it, the latest value then,
+//!   once the call has gone on for 50 ms after it ([`Stdio::progress_hold`]),
+//!   the latest value then,
 //!   and none once the response is ready (a client reading both at once
 //!   can lose the race between them: see `progress.rs`). Nothing else is
 //!   ever written (keep-alives are dropped). Lines never contain a raw
@@ -112,6 +113,7 @@ pub struct Stdio {
     version: u32,
     max_in_flight: usize,
     grace: Duration,
+    progress_hold: Duration,
 }
 
 /// Entries (a message, or the answers of one read) queued for the writer
@@ -133,6 +135,8 @@ struct Shared {
     scope: String,
     conversation: Mutex<Conversation>,
     lines: mpsc::Sender<Out>,
+    /// [`Stdio::progress_hold`].
+    progress_hold: Duration,
     /// The stream of the session `initialize` opened, written as lines.
     updates: Mutex<Option<SessionUpdates>>,
     /// Set at the end of input: the `subscriptions/listen` streams end (with
@@ -144,7 +148,13 @@ struct Shared {
 impl Stdio {
     /// The transport of API `version` (the `/v{version}` of Streamable HTTP).
     pub fn new(server: impl Into<McpServer>, version: u32) -> Self {
-        Stdio { server: server.into(), version, max_in_flight: 64, grace: Duration::from_secs(5) }
+        Stdio {
+            server: server.into(),
+            version,
+            max_in_flight: 64,
+            grace: Duration::from_secs(5),
+            progress_hold: progress::HOLD,
+        }
     }
 
     /// Messages handled at once (default 64); further lines are read once
@@ -158,6 +168,16 @@ impl Stdio {
     /// before they are dropped (default 5 s).
     pub fn grace(mut self, grace: Duration) -> Self {
         self.grace = grace;
+        self
+    }
+
+    /// How long a progress notification waits before it is written, while
+    /// the call still runs (default 50 ms; see the module documentation).
+    /// `Duration::ZERO` writes it at the next turn, unless the call's next
+    /// message is ready already: a progress notification the response
+    /// overtakes is never written.
+    pub fn progress_hold(mut self, hold: Duration) -> Self {
+        self.progress_hold = hold;
         self
     }
 
@@ -189,6 +209,7 @@ impl Stdio {
             scope: format!("stdio-{}", CONVERSATIONS.fetch_add(1, Ordering::Relaxed)),
             conversation: Mutex::default(),
             lines: lines_out,
+            progress_hold: self.progress_hold,
             updates: Mutex::default(),
             ending,
             ended,
@@ -401,7 +422,7 @@ impl Shared {
                 // line to the writer first (see `serve`), so that lines come
                 // out in the order they were read.
                 tokio::task::yield_now().await;
-                progress::forward(stream, &self.lines).await;
+                progress::forward(stream, &self.lines, self.progress_hold).await;
                 None
             }
         }

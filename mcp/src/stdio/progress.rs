@@ -12,7 +12,7 @@
 //! progress and then ends at once always writes them together.
 //!
 //! So progress is written only while the call still runs: a progress
-//! notification waits [`HOLD`]; one that comes meanwhile takes its place
+//! notification waits [`HOLD`] (`Stdio::progress_hold`); one that comes meanwhile takes its place
 //! (the latest value is the one that counts), and when the call ends first
 //! it is dropped, its response saying more. A call reports its progress at
 //! most once per [`HOLD`] this way, and a slow call's progress arrives
@@ -31,12 +31,12 @@ use crate::notify::is_progress;
 use crate::server::{Frame, MessageStream};
 
 /// How long a progress notification waits before it is written (and, while
-/// it waits, the call's later progress replaces it).
+/// it waits, the call's later progress replaces it), by default.
 pub(super) const HOLD: Duration = Duration::from_millis(50);
 
-/// Writes `stream`'s messages as lines, progress held back as the module
-/// says, until the stream ends or the writer is gone.
-pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>) {
+/// Writes `stream`'s messages as lines, progress held back for `hold` as
+/// the module says, until the stream ends or the writer is gone.
+pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>, hold: Duration) {
     // The latest progress not written yet, and when it goes out.
     let mut held: Option<(bytes::Bytes, Instant)> = None;
     loop {
@@ -60,7 +60,7 @@ pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>
             None => return,
             Some(Frame::KeepAlive) => {}
             Some(Frame::Message(json)) if is_progress(&json) => {
-                let due = held.map_or_else(|| Instant::now() + HOLD, |(_, due)| due);
+                let due = held.map_or_else(|| Instant::now() + hold, |(_, due)| due);
                 held = Some((json, due));
             }
             Some(Frame::Message(json)) => {
@@ -105,6 +105,11 @@ mod tests {
     /// The lines `forward` writes for `steps`, each with the milliseconds
     /// (of the paused clock) it was written at.
     async fn written(steps: Vec<Step>) -> Vec<(u64, String)> {
+        written_with(steps, HOLD).await
+    }
+
+    /// [`written`] with progress held for `hold`.
+    async fn written_with(steps: Vec<Step>, hold: Duration) -> Vec<(u64, String)> {
         let start = Instant::now();
         let (lines, mut queue) = mpsc::channel::<Out>(64);
         let writer = async move {
@@ -116,7 +121,7 @@ mod tests {
             out
         };
         let forwarding: Pin<Box<dyn Future<Output = ()>>> =
-            Box::pin(async move { forward(timed(steps), &lines).await });
+            Box::pin(async move { forward(timed(steps), &lines, hold).await });
         let ((), out) = tokio::join!(forwarding, writer);
         out
     }
@@ -176,12 +181,22 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn with_no_hold_progress_goes_out_unless_the_response_is_ready_already() {
+        let out = written_with(
+            vec![(0, Frame::Message(progress(1))), (10, Frame::Message(progress(2))), (0, message(RESPONSE))],
+            Duration::ZERO,
+        )
+        .await;
+        assert_eq!(out, [(0, text(&progress(1))), (10, RESPONSE.to_owned())]);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn a_writer_gone_ends_the_forwarding() {
         let (lines, queue) = mpsc::channel(1);
         drop(queue);
         let steps = vec![(0, Frame::Message(progress(1))), (100, message(RESPONSE)), (0, message(LOG))];
         let started = Instant::now();
-        forward(timed(steps), &lines).await;
+        forward(timed(steps), &lines, HOLD).await;
         assert_eq!(started.elapsed(), HOLD, "it stops at the first line it cannot hand on");
     }
 }
