@@ -15,7 +15,7 @@
 # --sanitizer none` passes) and leaves the dependencies alone: no cargo-fuzz,
 # no nightly; about 10 minutes cold on 2 cores. No sanitizer: safe Rust.
 #
-# Environment: FUZZ_TARGETS (default: all three), FUZZ_TARGET_DIR (the
+# Environment: FUZZ_TARGETS (default: all four), FUZZ_TARGET_DIR (the
 # build's target directory, default the workspace's; the targets land in
 # <dir>/fuzz/), FUZZ_TOOLCHAIN (a rustup toolchain name), FUZZ_REPLAY=0 (skip
 # the replay: `cargo test --workspace` runs it too).
@@ -25,7 +25,7 @@ root=$PWD
 
 seconds=${1:-60}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-read -r -a targets <<<"${FUZZ_TARGETS:-jsonrpc_message mcp_request rpc_request}"
+read -r -a targets <<<"${FUZZ_TARGETS:-jsonrpc_message mcp_request rpc_request stdio_lines}"
 target_dir=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$root/target}}
 toolchain=()
 [[ -n ${FUZZ_TOOLCHAIN:-} ]] && toolchain=("+$FUZZ_TOOLCHAIN")

@@ -11,12 +11,14 @@
 //! | `jsonrpc_message` | [`jsonrpc_message::run`] | a request body |
 //! | `mcp_request` | [`app::run_mcp`] | a [`script::Script`] of requests, mostly to `/mcp` |
 //! | `rpc_request` | [`app::run_rpc`] | a [`script::Script`] of requests, mostly to `/rpc` |
+//! | `stdio_lines` | [`stdio_lines::run`] | what a client writes to the stdio transport |
 
 pub mod app;
 pub mod generate;
 pub mod jsonrpc_message;
 pub mod script;
 pub mod seeds;
+pub mod stdio_lines;
 
 /// The response checker, shared with the property tests of `tests/`.
 #[path = "../../tests/src/wellformed.rs"]
@@ -26,8 +28,12 @@ pub mod wellformed;
 pub type Harness = fn(&[u8]);
 
 /// The harness of each target, by name.
-pub const TARGETS: &[(&str, Harness)] =
-    &[("jsonrpc_message", jsonrpc_message::run), ("mcp_request", app::run_mcp), ("rpc_request", app::run_rpc)];
+pub const TARGETS: &[(&str, Harness)] = &[
+    ("jsonrpc_message", jsonrpc_message::run),
+    ("mcp_request", app::run_mcp),
+    ("rpc_request", app::run_rpc),
+    ("stdio_lines", stdio_lines::run),
+];
 
 #[cfg(test)]
 mod tests {

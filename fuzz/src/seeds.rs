@@ -19,7 +19,7 @@ pub struct Seed {
 
 /// The seeds of every target.
 pub fn all() -> Vec<(&'static str, Vec<Seed>)> {
-    vec![("jsonrpc_message", jsonrpc()), ("mcp_request", mcp()), ("rpc_request", rpc())]
+    vec![("jsonrpc_message", jsonrpc()), ("mcp_request", mcp()), ("rpc_request", rpc()), ("stdio_lines", stdio())]
 }
 
 /// The statuses the requests of `bytes` get, run as `target`'s input.
@@ -313,6 +313,87 @@ fn rpc() -> Vec<Seed> {
             "unsubscribe_uuid",
             post("/rpc", &call("Catalog.unsubscribe", r#"["5b6f0c1e-0000-4000-8000-000000000001"]"#)),
             &[200],
+        ),
+    ]
+}
+
+/// Lines for the stdio transport: `lines` joined, each ending with `\n`.
+fn lines(name: &'static str, lines: &[&str]) -> Seed {
+    let mut bytes = Vec::new();
+    for line in lines {
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+    }
+    Seed { name, bytes, expect: None }
+}
+
+const STDIO_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"fuzz","version":"1"}}}"#;
+const STDIO_INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const STDIO_MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"fuzz","version":"1"}}"#;
+
+fn stdio() -> Vec<Seed> {
+    let modern = |id: u32, method: &str, params: &str| {
+        let params =
+            if params.is_empty() { STDIO_MODERN_META.to_owned() } else { format!("{params},{STDIO_MODERN_META}") };
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
+    };
+    let discover = modern(1, "server/discover", "");
+    let call = modern(2, "tools/call", r#""name":"Catalog.get","arguments":{"id":7}"#);
+    let listen =
+        modern(3, "subscriptions/listen", r#""notifications":{"resourceSubscriptions":["catalog://products/4"]}"#);
+    let rename = modern(4, "tools/call", r#""name":"Catalog.rename","arguments":{"id":4,"name":"x"}"#);
+    let unsubscribe =
+        modern(5, "tools/call", r#""name":"Catalog.unsubscribe_all","arguments":{"email":"a@example.com"}"#);
+    vec![
+        lines(
+            "session_calls.jsonl",
+            &[
+                STDIO_INITIALIZE,
+                STDIO_INITIALIZED,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7}}}"#,
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":"seven"}}}"#,
+                r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"catalog://products/7"}}"#,
+                r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"Catalog.review","arguments":{"name":"n7"}}}"#,
+                r#"{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"Catalog.review"},"argument":{"name":"name","value":"n9"}}}"#,
+            ],
+        ),
+        lines(
+            "session_progress_logs_subscription.jsonl",
+            &[
+                STDIO_INITIALIZE,
+                STDIO_INITIALIZED,
+                r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"catalog://products/3"}}"#,
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Catalog.stats","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Catalog.rename","arguments":{"id":3,"name":"n3 renamed"}}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            ],
+        ),
+        lines(
+            "session_elicitation_answered.jsonl",
+            &[
+                STDIO_INITIALIZE,
+                STDIO_INITIALIZED,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.subscribe","arguments":{"id":3,"email":"a@example.com"}}}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.unsubscribe_all","arguments":{"email":"a@example.com"}}}"#,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"confirm":true}}}"#,
+            ],
+        ),
+        lines("modern_calls.jsonl", &[&discover, &call, &listen, &rename, &unsubscribe]),
+        lines(
+            "batches_and_garbage.jsonl",
+            &[
+                STDIO_INITIALIZE,
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+                r#"[]"#,
+                r#"not json at all"#,
+                r#"{"jsonrpc":"2.0","id":{"an":"object"},"method":"ping"}"#,
+                r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+                "",
+                "   ",
+                r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":7},"_meta":{"progressToken":{"bad":1}}}}"#,
+            ],
         ),
     ]
 }
