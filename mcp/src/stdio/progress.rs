@@ -12,11 +12,11 @@
 //! progress and then ends at once always writes them together.
 //!
 //! So progress is written only while the call still runs: a progress
-//! notification waits [`HOLD`] (`Stdio::progress_hold`); one that comes meanwhile takes its place
-//! (the latest value is the one that counts), and when the call ends first
-//! it is dropped, its response saying more. A call reports its progress at
-//! most once per [`HOLD`] this way, and a slow call's progress arrives
-//! [`HOLD`] late at most. Log messages, requests to the client and the
+//! notification waits [`HOLD`] (`Stdio::progress_hold`); one that comes
+//! meanwhile takes its place (the latest value is the one that counts), and
+//! when the call ends first it is dropped, its response saying more. A call
+//! reports its progress at most once per [`HOLD`] this way, and a slow
+//! call's progress arrives [`HOLD`] late at most. Log messages, requests to the client and the
 //! response go out as they come. Streamable HTTP sends every notification
 //! as it comes: a client reads each event of a stream on a turn of its own.
 
