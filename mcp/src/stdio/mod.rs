@@ -18,13 +18,14 @@
 //!   reporting progress or log messages) is one line per message, written
 //!   as they come, but for progress: a progress notification goes out only
 //!   once the call has gone on for 50 ms after it ([`Stdio::progress_hold`]),
-//!   the latest value then,
-//!   and none once the response is ready (a client reading both at once
-//!   can lose the race between them: see `progress.rs`). Nothing else is
-//!   ever written (keep-alives are dropped). Lines never contain a raw
-//!   newline and never interleave (one writer). The answers to the lines
-//!   of one read come out in the order the lines were read; a call still
-//!   running when the next lines are read answers when it is done.
+//!   the latest value then, and none once the response is ready; the
+//!   message after a progress notification written waits until 50 ms have
+//!   passed since it (a client reading both at once can lose the race
+//!   between them: see `progress.rs`). Nothing else is ever written
+//!   (keep-alives are dropped). Lines never contain a raw newline and never
+//!   interleave (one writer). The answers to the lines of one read come out
+//!   in the order the lines were read; a call still running when the next
+//!   lines are read answers when it is done.
 //! * **The session's own stream.** Once `initialize` opened a session, what
 //!   HTTP sends on a session's `GET` stream is written as lines too: a
 //!   `notifications/resources/updated` for each resource it subscribed to

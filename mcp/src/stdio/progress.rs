@@ -16,7 +16,10 @@
 //! meanwhile takes its place (the latest value is the one that counts), and
 //! when the call ends first it is dropped, its response saying more. A call
 //! reports its progress at most once per [`HOLD`] this way, and a slow
-//! call's progress arrives [`HOLD`] late at most. Log messages, requests to the client and the
+//! call's progress arrives [`HOLD`] late at most. The message that follows a
+//! progress notification written (the response, most often) waits until
+//! [`HOLD`] has passed since it, so that the two are read apart unless the
+//! client was busy for that long. Log messages, requests to the client and the
 //! response go out as they come. Streamable HTTP sends every notification
 //! as it comes: a client reads each event of a stream on a turn of its own.
 
@@ -39,6 +42,9 @@ pub(super) const HOLD: Duration = Duration::from_millis(50);
 pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>, hold: Duration) {
     // The latest progress not written yet, and when it goes out.
     let mut held: Option<(bytes::Bytes, Instant)> = None;
+    // When a progress notification was last written, until the next message
+    // follows it.
+    let mut written: Option<Instant> = None;
     loop {
         let frame = match &held {
             None => stream.next().await,
@@ -50,6 +56,7 @@ pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>
                     if !send(lines, Out::new(progress.to_vec(), Vec::new())).await {
                         return;
                     }
+                    written = Some(Instant::now());
                     continue;
                 }
             },
@@ -64,6 +71,11 @@ pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>
                 held = Some((json, due));
             }
             Some(Frame::Message(json)) => {
+                // What follows a progress notification written comes `hold`
+                // after it at the earliest: a client reads them apart.
+                if let Some(at) = written.take() {
+                    tokio::time::sleep_until(at + hold).await;
+                }
                 if !send(lines, Out::new(json.to_vec(), Vec::new())).await {
                     return;
                 }
@@ -178,6 +190,14 @@ mod tests {
         ])
         .await;
         assert_eq!(out, [(10, LOG.to_owned()), (30, RESPONSE.to_owned())], "the progress was overtaken");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_response_follows_a_progress_written_a_hold_after_it() {
+        // Progress written at 50 ms, the response ready at 60: it waits
+        // until 100. The log after it does not wait again.
+        let out = written(vec![(0, Frame::Message(progress(1))), (60, message(RESPONSE)), (0, message(LOG))]).await;
+        assert_eq!(out, [(50, text(&progress(1))), (100, RESPONSE.to_owned()), (100, LOG.to_owned())]);
     }
 
     #[tokio::test(start_paused = true)]
