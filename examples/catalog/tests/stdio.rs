@@ -258,3 +258,37 @@ fn a_listen_stream_ends_with_its_last_message_when_stdin_closes() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn a_second_initialize_takes_over_the_stream_of_updates() {
+    // The conversation speaks for the session it opened last: the updates
+    // it gets are that session's.
+    let mut catalog = start(command(&[]));
+    let initialize = |id: u32| {
+        request(
+            json!(id),
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        )
+    };
+    let subscribe = |id: u32, uri: &str| request(json!(id), "resources/subscribe", json!({"uri": uri}));
+    let rename = |id: u32, product: u32| {
+        request(json!(id), "tools/call", json!({"name": "Catalog.rename", "arguments": {"id": product, "name": "r"}}))
+    };
+    let first = catalog.call(initialize(0));
+    assert!(first["result"].is_object(), "{first}");
+    assert_eq!(catalog.call(subscribe(1, "catalog://products/23"))["result"], json!({}));
+    let second = catalog.call(initialize(2));
+    assert!(second["result"].is_object(), "{second}");
+    assert_eq!(catalog.call(subscribe(3, "catalog://products/24"))["result"], json!({}));
+    // The first session's product, then the second's.
+    let other = catalog.call(rename(4, 23));
+    assert_eq!(other["id"], 4, "no update before the answer: {other}");
+    catalog.send(&rename(5, 24));
+    let mut lines = until(&mut catalog, |line| line["id"] == 5);
+    if !lines.iter().any(|line| is_update_of(line, "catalog://products/24")) {
+        lines.extend(until(&mut catalog, |line| is_update_of(line, "catalog://products/24")));
+    }
+    assert!(!lines.iter().any(|line| is_update_of(line, "catalog://products/23")), "{lines:?}");
+    catalog.close();
+}
