@@ -7,17 +7,22 @@
 //!
 //! Findings: the transport does not end within [`DEADLINE`] of (virtual)
 //! time; it returns an error though its output was never closed; a line it
-//! writes is not one JSON-RPC 2.0 message (a response with an `id` and
-//! exactly one of `result` and `error`, or a notification or request with a
-//! `method`); an internal error (`-32603`: a method panicked) the input did
-//! not ask for; more output than [`max_output`] allows for the input.
+//! writes is not one well-formed JSON-RPC 2.0 message (the checks of the
+//! HTTP targets' SSE events, `tests/src/wellformed.rs`: a response to an id
+//! the input carried, or `null`, with exactly one of `result` and a
+//! well-formed `error`; a notification; a request to the client); an
+//! internal error (`-32603`: a method panicked) the input did not ask for;
+//! more output than [`max_output`] allows for the input.
 
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use rpc::Environment;
-use serde_json::Value as Json;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::wellformed;
 
 /// How long (virtual time) the transport may take to end after the input.
 pub const DEADLINE: Duration = Duration::from_secs(120);
@@ -89,47 +94,25 @@ async fn serve(data: &[u8]) -> Vec<u8> {
     output
 }
 
-/// Checks every line the transport wrote.
+/// Checks every line the transport wrote: one JSON-RPC message each
+/// ([`wellformed::check_message`]), answering only ids the input carried.
 fn check(input: &[u8], output: &[u8]) {
     if output.is_empty() {
         return;
     }
     assert!(output.ends_with(b"\n"), "the output ends in the middle of a line");
+    let ids: BTreeSet<String> = input.split(|&b| b == b'\n').flat_map(wellformed::request_ids).collect();
     let asked_internal = input.windows(5).any(|w| w == b"32603");
     for line in output[..output.len() - 1].split(|&b| b == b'\n') {
         let text = String::from_utf8_lossy(line);
-        let message: Json =
+        let message: &RawValue =
             serde_json::from_slice(line).unwrap_or_else(|e| panic!("a line that is not JSON ({e}): {text:?}"));
-        check_message(&message, &text);
-        if !asked_internal && message["error"]["code"] == -32603 {
+        if let Err(why) = wellformed::check_message(message, &ids) {
+            panic!("{why}");
+        }
+        if !asked_internal && text.contains("-32603") {
             panic!("an internal error (-32603): a method panicked, or the server failed: {text}");
         }
-    }
-}
-
-/// One line: one JSON-RPC 2.0 message.
-fn check_message(message: &Json, text: &str) {
-    let Some(object) = message.as_object() else { panic!("a line that is not one object: {text}") };
-    assert_eq!(object.get("jsonrpc"), Some(&Json::from("2.0")), "no `jsonrpc: \"2.0\"`: {text}");
-    match (object.get("method"), object.get("id")) {
-        // A notification or a request to the client.
-        (Some(method), _) => {
-            assert!(method.is_string(), "a method that is not a string: {text}");
-            assert!(!object.contains_key("result") && !object.contains_key("error"), "a request with a result: {text}");
-        }
-        // A response: an id (null only with an error), and one outcome.
-        (None, Some(id)) => {
-            assert!(id.is_string() || id.is_number() || id.is_null(), "an id that is not a string or number: {text}");
-            let (result, error) = (object.get("result"), object.get("error"));
-            assert!(result.is_some() != error.is_some(), "not exactly one of result and error: {text}");
-            assert!(!id.is_null() || error.is_some(), "a result for id null: {text}");
-            if let Some(error) = error {
-                assert!(error["code"].is_i64(), "an error without an integer code: {text}");
-                assert!(error["message"].is_string(), "an error without a message: {text}");
-            }
-        }
-        // 2026-07-28 may leave out the id of an error it cannot attribute.
-        (None, None) => assert!(object.contains_key("error"), "neither a method nor an id: {text}"),
     }
 }
 
@@ -162,14 +145,22 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "not exactly one of result and error")]
+    #[should_panic(expected = "exactly one of result and error")]
     fn a_response_with_both_outcomes_is_a_finding() {
-        check(b"", b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"x\"}}\n");
+        check(PING, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"x\"}}\n");
     }
+
+    #[test]
+    #[should_panic(expected = "the request did not carry")]
+    fn a_response_to_an_id_never_sent_is_a_finding() {
+        check(PING, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n");
+    }
+
+    const PING: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
 
     #[test]
     #[should_panic(expected = "not JSON")]
     fn a_line_that_is_not_json_is_a_finding() {
-        check(b"", b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{oops\n");
+        check(PING, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{oops\n");
     }
 }

@@ -293,18 +293,43 @@ fn check_error(raw: &RawValue) -> Result<(), String> {
 
 /// A JSON-RPC notification (`method` without `id`) sent on a stream.
 fn check_notification(raw: &RawValue) -> Result<(), String> {
+    check_method_message(raw, false)
+}
+
+/// A notification, or with `request` a request to the client (`method`
+/// and a string or number `id`).
+fn check_method_message(raw: &RawValue, request: bool) -> Result<(), String> {
     let members = members(raw)?;
     let get = |key: &str| members.iter().find(|(k, _)| k == key).map(|(_, v)| v.get());
-    if get("jsonrpc") != Some("\"2.0\"") || !get("method").is_some_and(|m| m.starts_with('"')) || get("id").is_some() {
-        return Err(format!("a malformed notification: {:.200}", raw.get()));
+    let id_ok = match get("id") {
+        None => !request,
+        Some(id) => request && (id.starts_with('"') || id.parse::<f64>().is_ok()),
+    };
+    if get("jsonrpc") != Some("\"2.0\"") || !get("method").is_some_and(|m| m.starts_with('"')) || !id_ok {
+        return Err(format!("a malformed notification or request: {:.200}", raw.get()));
     }
-    if let Some(key) = members.iter().map(|(k, _)| k).find(|k| !matches!(k.as_ref(), "jsonrpc" | "method" | "params")) {
-        return Err(format!("a notification member {key:?}: {:.200}", raw.get()));
+    if let Some(key) =
+        members.iter().map(|(k, _)| k).find(|k| !matches!(k.as_ref(), "jsonrpc" | "id" | "method" | "params"))
+    {
+        return Err(format!("a notification or request member {key:?}: {:.200}", raw.get()));
     }
     if get("params").is_some_and(|p| !p.starts_with('{')) {
         return Err(format!("notification params that are not an object: {:.200}", raw.get()));
     }
     Ok(())
+}
+
+/// One message a server writes on a stream of its own (a line of the
+/// stdio transport): a response to one of `ids` (the ids its input
+/// carried, see [`request_ids`]) or `null`, a notification, or a request to
+/// the client.
+pub fn check_message(raw: &RawValue, ids: &BTreeSet<String>) -> Result<(), String> {
+    let members = members(raw)?;
+    if members.iter().any(|(k, _)| k == "method") {
+        return check_method_message(raw, members.iter().any(|(k, _)| k == "id"));
+    }
+    let ids = Ids { body: &[], parsed: std::cell::OnceCell::from(ids.clone()) };
+    check_response(raw, &ids)
 }
 
 /// An SSE body: complete events of `event:`/`data:`/`id:`/`retry:` lines
