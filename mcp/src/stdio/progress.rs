@@ -38,7 +38,8 @@ use crate::server::{Frame, MessageStream};
 pub(super) const HOLD: Duration = Duration::from_millis(50);
 
 /// Writes `stream`'s messages as lines, progress held back for `hold` as
-/// the module says, until the stream ends or the writer is gone.
+/// the module says, until the stream ends or the writer is gone (a call's
+/// stream, and a session's own, which carries no progress).
 pub(super) async fn forward(mut stream: MessageStream, lines: &mpsc::Sender<Out>, hold: Duration) {
     // The latest progress not written yet, and when it goes out.
     let mut held: Option<(bytes::Bytes, Instant)> = None;

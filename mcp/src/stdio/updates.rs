@@ -9,13 +9,12 @@
 
 use std::sync::Arc;
 
-use futures_util::StreamExt;
 use rpc::jsonrpc::envelope::Body;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::lines::{Out, send};
-use crate::server::{Accepts, Caller, Frame, Incoming, McpServer, ReadParams, Reply};
+use super::lines::Out;
+use crate::server::{Accepts, Caller, Incoming, McpServer, ReadParams, Reply};
 
 /// A session's stream being written, and how to end it.
 pub(super) struct SessionUpdates {
@@ -44,19 +43,10 @@ impl SessionUpdates {
             incoming.protocol = protocol.as_deref();
             incoming.accepts = Accepts::BOTH;
             incoming.closing = Some(&closed);
-            let mut stream = match server.open_session_stream(incoming).await {
-                Reply::Stream(stream) => stream,
-                refused => {
-                    tracing::warn!(?refused, "stdio: the session's stream of updates was refused");
-                    return;
-                }
-            };
-            while let Some(frame) = stream.next().await {
-                if let Frame::Message(json) = frame
-                    && !send(&lines, Out::new(json.to_vec(), Vec::new())).await
-                {
-                    return;
-                }
+            match server.open_session_stream(incoming).await {
+                // No progress on it: every message goes out as it comes.
+                Reply::Stream(stream) => super::progress::forward(stream, &lines, super::progress::HOLD).await,
+                refused => tracing::warn!(?refused, "stdio: the session's stream of updates was refused"),
             }
         });
         Some(SessionUpdates { closing, task })
