@@ -8,7 +8,9 @@ Each part prints its figures and the target they are held against:
 
 * compile   the fixture crate `bench/scale` with 200 methods, debug build of the
             crate alone (its dependencies built), with the annotations and
-            without them (SCALE_ANNOTATED=0): the ratio of the medians of 3.
+            without them (SCALE_ANNOTATED=0): the ratio of the medians of 3;
+            once with methods that are not `async`, once with `async` ones
+            (SCALE_ASYNC=1); and the same for rmcp's peer.
 * startup   the release fixture with 1,000 annotated methods (SCALE_METHODS=1000):
             time from spawning it until it prints `listening on`, and until it
             has answered its first `tools/list`; median of 10.
@@ -92,27 +94,34 @@ def compile_times(build):
 
 def compile_time():
     """Debug build of the fixture's library with 200 methods, annotated or
-    not; and of the same methods as rmcp's tools (bench/peers/rmcp_scale),
-    against the same methods without rmcp, when rmcp's crates are at hand."""
-    with_, without = compile_times(lambda annotated: cargo(
-        "build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated}))
-    print(f"compile: 200 methods, debug, crate alone: annotated {with_:.2f} s, plain {without:.2f} s, "
-          f"ratio {with_ / without:.2f} (target <= 1.5)")
+    not, with methods that are not `async` and then `async` ones
+    (SCALE_ASYNC=1); and of the same methods as rmcp's tools
+    (bench/peers/rmcp_scale), against the same methods without rmcp, when
+    rmcp's crates are at hand."""
+    for asyncness in ("0", "1"):
+        kind = "async" if asyncness == "1" else "sync"
+        with_, without = compile_times(lambda annotated: cargo(
+            "build", "-q", "-p", "scale", "--lib",
+            env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness}))
+        print(f"compile: 200 {kind} methods, debug, crate alone: annotated {with_:.2f} s, plain {without:.2f} s, "
+              f"ratio {with_ / without:.2f} (target <= 1.5)")
     # Leave the default fixture in place for `cargo test`.
-    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1"})
+    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1", "SCALE_ASYNC": "0"})
 
     peer = os.path.join(HERE, "peers/rmcp_scale")
-    def peer_build(annotated):
-        subprocess.run(["cargo", "build", "-q", "--lib"], cwd=peer, check=True,
-                       env=os.environ | {"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated})
-    try:
-        peer_build("1")
-    except subprocess.CalledProcessError:
-        print("compile: rmcp's peer did not build (its crates are not at hand): left out")
-        return
-    with_, without = compile_times(peer_build)
-    print(f"compile: the same 200 methods as rmcp 3.11 tools, debug, crate alone: annotated {with_:.2f} s, "
-          f"plain {without:.2f} s, ratio {with_ / without:.2f}")
+    for asyncness in ("0", "1"):
+        kind = "async" if asyncness == "1" else "sync"
+        def peer_build(annotated):
+            subprocess.run(["cargo", "build", "-q", "--lib"], cwd=peer, check=True, env=os.environ | {
+                "SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness})
+        try:
+            peer_build("1")
+        except subprocess.CalledProcessError:
+            print("compile: rmcp's peer did not build (its crates are not at hand): left out")
+            return
+        with_, without = compile_times(peer_build)
+        print(f"compile: the same 200 {kind} methods as rmcp 3.11 tools, debug, crate alone: annotated {with_:.2f} s, "
+              f"plain {without:.2f} s, ratio {with_ / without:.2f}")
 
 
 def modern_list(cursor=None):

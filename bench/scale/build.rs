@@ -1,7 +1,8 @@
 //! Writes the fixture's services: `SCALE_METHODS` methods (default 20) in
 //! services of 50, published over MCP in the group `Big`, and 10 more in
 //! the group `Small`; with `SCALE_ANNOTATED=0`, the same impl blocks and
-//! methods without the framework's annotations (the compile-time baseline).
+//! methods without the framework's annotations (the compile-time baseline);
+//! with `SCALE_ASYNC=1`, every method `async`.
 
 use std::fmt::Write as _;
 
@@ -42,6 +43,7 @@ fn write_group(code: &mut String, register: &mut String, group: &str, prefix: &s
 
 /// One method, in one of three shapes (a lookup, a search, a write).
 fn write_method(code: &mut String, i: usize, annotated: bool) {
+    let a = asyncness();
     match i % 3 {
         0 => {
             let _ = writeln!(
@@ -53,7 +55,7 @@ fn write_method(code: &mut String, i: usize, annotated: bool) {
             }
             let _ = writeln!(
                 code,
-                "    pub fn get_{i}(&self, id: u64, detail: Option<bool>) -> Result<Item, ScaleError> {{\n        item(id, {i}, detail.unwrap_or(false))\n    }}"
+                "    pub {a}fn get_{i}(&self, id: u64, detail: Option<bool>) -> Result<Item, ScaleError> {{\n        item(id, {i}, detail.unwrap_or(false))\n    }}"
             );
         }
         1 => {
@@ -66,7 +68,7 @@ fn write_method(code: &mut String, i: usize, annotated: bool) {
             }
             let _ = writeln!(
                 code,
-                "    pub fn search_{i}(&self, query: String, limit: Option<u32>) -> Vec<Item> {{\n        search(&query, limit.unwrap_or(10), {i})\n    }}"
+                "    pub {a}fn search_{i}(&self, query: String, limit: Option<u32>) -> Vec<Item> {{\n        search(&query, limit.unwrap_or(10), {i})\n    }}"
             );
         }
         _ => {
@@ -79,7 +81,7 @@ fn write_method(code: &mut String, i: usize, annotated: bool) {
             }
             let _ = writeln!(
                 code,
-                "    pub fn rename_{i}(&self, id: u64, name: String) -> Result<Item, ScaleError> {{\n        rename(id, name, {i})\n    }}"
+                "    pub {a}fn rename_{i}(&self, id: u64, name: String) -> Result<Item, ScaleError> {{\n        rename(id, name, {i})\n    }}"
             );
         }
     }

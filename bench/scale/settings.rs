@@ -7,8 +7,15 @@
 fn settings() -> (usize, bool) {
     println!("cargo:rerun-if-env-changed=SCALE_METHODS");
     println!("cargo:rerun-if-env-changed=SCALE_ANNOTATED");
+    println!("cargo:rerun-if-env-changed=SCALE_ASYNC");
     println!("cargo:rerun-if-changed=build.rs");
     let methods: usize = std::env::var("SCALE_METHODS").ok().and_then(|n| n.parse().ok()).unwrap_or(20);
     let annotated = std::env::var("SCALE_ANNOTATED").map_or(true, |v| v != "0");
     (methods, annotated)
+}
+
+/// `"async "` when the methods are to be `async` (`SCALE_ASYNC=1`), else
+/// `""`: what each method's `fn` is preceded by.
+fn asyncness() -> &'static str {
+    if std::env::var("SCALE_ASYNC").is_ok_and(|v| v == "1") { "async " } else { "" }
 }

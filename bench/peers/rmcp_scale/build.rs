@@ -1,7 +1,8 @@
 //! Writes the rmcp peer's servers: `SCALE_METHODS` tools (default 20) in
 //! servers of 50, and 10 more, as bench/scale's `build.rs` writes its
 //! methods; with `SCALE_ANNOTATED=0`, the same methods without rmcp (plain
-//! arguments, as bench/scale's plain build writes them).
+//! arguments, as bench/scale's plain build writes them); with
+//! `SCALE_ASYNC=1`, every method `async`.
 
 use std::fmt::Write as _;
 
@@ -81,10 +82,11 @@ fn write_method(code: &mut String, i: usize, annotated: bool) {
             ),
         ),
     };
+    let a = asyncness();
     let _ = writeln!(code, "    /// {doc}");
     if annotated {
-        let _ = writeln!(code, "    #[tool(annotations({hints}))]\n    pub fn {tool}");
+        let _ = writeln!(code, "    #[tool(annotations({hints}))]\n    pub {a}fn {tool}");
     } else {
-        let _ = writeln!(code, "    pub fn {plain}");
+        let _ = writeln!(code, "    pub {a}fn {plain}");
     }
 }

@@ -3,7 +3,8 @@
 //! `build.rs` writes `SCALE_METHODS` methods (default 20) into the MCP group
 //! [`Big`] and 10 into [`Small`]; `bench/scale.py` builds it with 1,000 (the
 //! start-up time and the `tools/list` cost of issue 19) and with 200, with and
-//! without the annotations (`SCALE_ANNOTATED=0`, the compile-time ratio).
+//! without the annotations (`SCALE_ANNOTATED=0`, the compile-time ratio),
+//! and with `async` methods (`SCALE_ASYNC=1`).
 
 #![allow(missing_docs)]
 
