@@ -2,8 +2,17 @@
 //! service taken out of its instance, each argument bound in order, and
 //! (`call<N>`, for a method that is not `async`) the method called. The
 //! generated function passes the method and hands the outcome to its
-//! return type's `finish`; an `async` method's matches on `bind<N>`'s
-//! outcome (the service shared, `Arc<S>`) and boxes its future.
+//! return type's `finish`; an `async` method's hands `bind<N>`'s outcome
+//! (the service shared, `Arc<S>`, and the arguments as a tuple), itself and
+//! a closure calling its `finish` to `call_async`, which boxes the future.
+//!
+//! `call_async` is one generic function for every `async` method: its
+//! `async` block is checked once for the program (before, each method had
+//! an `async` block of its own, the most costly part of its code for the
+//! compiler). The method's future is known to be `Send` through
+//! [`AsyncMethod`], implemented for each function whose future is: a
+//! method whose future is not gets the compiler's "future cannot be sent
+//! between threads safely" on its name.
 //!
 //! A method with up to eight arguments calls `call<N>` or `bind<N>`,
 //! generic over its service, argument and return types only: the compiler
@@ -20,8 +29,13 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::descriptor::ServiceInstance;
+use crate::descriptor::{InvokeResult, Invoked, ServiceInstance};
 use crate::error::RpcError;
+
+/// A method's return value, or the error that kept it from being called
+/// (its service or an argument could not be bound): what a generated
+/// `finish` function takes.
+pub type Outcome<T> = Result<T, RpcError>;
 
 /// An argument's binder: `<T as Arg>::bind`.
 pub type Bind<T> = fn(&str, &mut Map<String, Value>, &str, Option<fn() -> T>, &Context) -> Result<T, RpcError>;
@@ -40,6 +54,43 @@ pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<
     Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
 }
 
+/// What an `async` method's invoke function returns: the boxed future that
+/// calls `method` with the service and arguments `bind<N>` bound and hands
+/// its outcome to `finish` (the return type's, as the macro wrote it); or
+/// the error that kept the method from being called.
+///
+/// One generic function for every `async` method: the compiler checks one
+/// `async` block for the program, not one per method.
+pub fn call_async<S: Send + Sync + 'static, A: Send + 'static, R: 'static, M, F>(
+    bound: Result<(Arc<S>, A), RpcError>,
+    method: M,
+    finish: F,
+) -> Invoked
+where
+    M: for<'s> AsyncMethod<'s, S, A, Output = R> + Send + 'static,
+    F: FnOnce(Outcome<R>) -> InvokeResult + Send + 'static,
+{
+    match bound {
+        Ok((service, args)) => Invoked::Pending(Box::pin(async move { finish(Ok(method.call(&service, args).await)) })),
+        Err(error) => Invoked::Ready(Err(error)),
+    }
+}
+
+/// An `async` method of `S` that takes the arguments `A` (a tuple), with
+/// its service borrowed for `'s`: what [`call_async`] calls. Implemented
+/// for every function whose future is `Send`, so that a shared generic
+/// function can box it as a `Send` future; a method whose future is not
+/// gets its error where its invoke function names it.
+pub trait AsyncMethod<'s, S: 's, A> {
+    /// What the method returns.
+    type Output;
+    /// The method's future.
+    type Future: Future<Output = Self::Output> + Send + 's;
+
+    /// Calls the method.
+    fn call(&self, service: &'s S, args: A) -> Self::Future;
+}
+
 fn wrong_instance<T>() -> RpcError {
     RpcError::internal(format!("service instance is not a `{}`", std::any::type_name::<T>()))
 }
@@ -48,8 +99,8 @@ macro_rules! binders {
     ($($name:ident $call:ident($($ty:ident $value:ident $bind:ident $param:ident $default:ident),*);)*) => {$(
         /// Takes the service out of `instance`, shared (an `async` method's
         /// future owns it), and binds each argument from `params` (by its
-        /// binder, name and default), in order; the first that fails is the
-        /// error.
+        /// binder, name and default), in order, into a tuple for
+        /// [`call_async`]; the first that fails is the error.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
         pub fn $name<S: Any + Send + Sync, $($ty),*>(
             instance: &ServiceInstance,
@@ -57,10 +108,10 @@ macro_rules! binders {
             context: &Context,
             method: &str,
             $($bind: Bind<$ty>, $param: &str, $default: Option<fn() -> $ty>,)*
-        ) -> Result<(Arc<S>, $($ty),*), RpcError> {
+        ) -> Result<(Arc<S>, ($($ty,)*)), RpcError> {
             let service = downcast_arc::<S>(instance)?;
             $(let $value = $bind(method, &mut params, $param, $default, context)?;)*
-            Ok((service, $($value),*))
+            Ok((service, ($($value,)*)))
         }
 
         /// Takes the service out of `instance`, binds each argument from
@@ -78,6 +129,19 @@ macro_rules! binders {
             let service = downcast::<S>(instance)?;
             $(let $value = $bind(name, &mut params, $param, $default, context)?;)*
             Ok(method(service, $($value),*))
+        }
+
+        impl<'s, S: 's, G, T, $($ty),*> AsyncMethod<'s, S, ($($ty,)*)> for G
+        where
+            G: Fn(&'s S, $($ty),*) -> T,
+            T: Future + Send + 's,
+        {
+            type Output = T::Output;
+            type Future = T;
+
+            fn call(&self, service: &'s S, ($($value,)*): ($($ty,)*)) -> T {
+                self(service, $($value),*)
+            }
         }
     )*};
 }

@@ -27,8 +27,8 @@ pub use serde_json;
 use serde_json::{Map, Value};
 
 pub use crate::binders::{
-    Args, Bind, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8, call0, call1, call2, call3, call4,
-    call5, call6, call7, call8, downcast, downcast_arc,
+    Args, AsyncMethod, Bind, Outcome, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8, call_async, call0,
+    call1, call2, call3, call4, call5, call6, call7, call8, downcast, downcast_arc,
 };
 pub use crate::context::Context;
 pub use crate::descriptor::{
@@ -333,11 +333,6 @@ pub fn unit_result() -> InvokeResult {
     serde_json::value::RawValue::from_string("null".to_owned())
         .map_err(|e| RpcError::internal(format!("null does not serialise: {e}")))
 }
-
-/// A method's return value, or the error that kept it from being called
-/// (its service or an argument could not be bound): what a generated
-/// `finish` function takes.
-pub type Outcome<T> = Result<T, RpcError>;
 
 /// The outcome of a call to a method returning `()`.
 pub fn unit_outcome(outcome: Outcome<()>) -> InvokeResult {

@@ -9,8 +9,10 @@
 //!   `__private::call<N>` (shared by the methods of the service with the
 //!   same signature), which binds the service and each parameter and calls
 //!   it, and hands the outcome to its return type's finish; an `async` one
-//!   binds through `__private::bind<N>` and becomes a boxed future; a
-//!   method with more than eight arguments gets the sequence written out;
+//!   binds through `__private::bind<N>` and hands the outcome, itself and
+//!   a closure calling its finish to `__private::call_async`, which boxes
+//!   its future; a method with more than eight arguments gets the
+//!   sequence written out;
 //! * for its return type, shared by the methods of the block that return
 //!   the same type (as spelt): `fn __rpc_finish_get(Outcome<R>) ->
 //!   InvokeResult`, which turns the return value into a result by the
@@ -273,7 +275,24 @@ impl Method {
                 )
             }
         };
-        let body = if self.is_async {
+        let body = if self.is_async && !written_out {
+            // Binding and the future written once in
+            // `__private::call_async<N>` (no `async` block per method for
+            // the compiler to check); `pending` boxes the future, coerced
+            // to `Send` once, at the method: a method whose future is not
+            // `Send` gets one error, on its name. `finish` stays in the
+            // closure, so the location an error records is the return
+            // type's.
+            let bind = format_ident!("bind{}", args.len());
+            let inferred = args.iter().map(|_| quote!(_));
+            quote_spanned! {sig_span=>
+                #k::call_async(
+                    #k::#bind::<Self, #(#inferred),*>(__instance, __params, __ctx, #name, #(#binders,)*),
+                    Self::#ident,
+                    |__out| { #finish },
+                )
+            }
+        } else if self.is_async {
             // One future, coerced to `Send` once, at the method: a method
             // whose future is not `Send` gets one error, on its name.
             let boxed = quote_spanned! {sig_span=>
@@ -283,20 +302,7 @@ impl Method {
                 })
             };
             let outcome = quote!(#k::Invoked::Pending(#boxed));
-            if !written_out {
-                // The binding written once in `__private::bind<N>`, for this
-                // service (the argument types are the binders').
-                let bind = format_ident!("bind{}", args.len());
-                let inferred = args.iter().map(|_| quote!(_));
-                quote! {
-                    match #k::#bind::<Self, #(#inferred),*>(__instance, __params, __ctx, #name, #(#binders,)*) {
-                        ::core::result::Result::Ok((__svc, #(#args,)*)) => #outcome,
-                        ::core::result::Result::Err(error) => #k::Invoked::Ready(::core::result::Result::Err(error)),
-                    }
-                }
-            } else {
-                written_out_body(k, quote!(#k::downcast_arc::<Self>), &bindings, outcome)
-            }
+            written_out_body(k, quote!(#k::downcast_arc::<Self>), &bindings, outcome)
         } else if !written_out {
             // Binding and call written once in `__private::call<N>`: this
             // method adds its binders, itself and its return type's finish.

@@ -96,8 +96,40 @@ mod app {
             let _ = context;
             format!("{a} {b}")
         }
+
+        /// Refuses `a` over 9, async.
+        pub async fn digit_later(&self, a: u8) -> Result<u8, TooBig> {
+            tokio::task::yield_now().await;
+            if a > 9 { Err(TooBig(a)) } else { Ok(a) }
+        }
+
+        /// Refuses `a` over 9.
+        pub fn digit(&self, a: u8) -> Result<u8, TooBig> {
+            if a > 9 { Err(TooBig(a)) } else { Ok(a) }
+        }
+    }
+
+    /// A number over 9.
+    #[derive(Debug)]
+    pub struct TooBig(pub u8);
+
+    impl std::fmt::Display for TooBig {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{} is not a digit", self.0)
+        }
+    }
+
+    impl std::error::Error for TooBig {}
+
+    impl rpc::ApplicationError for TooBig {
+        fn code(&self) -> i32 {
+            422
+        }
     }
 }
+
+/// This file, as compiled into the test binary.
+const SOURCE: &str = include_str!("jsonrpc_arity.rs");
 
 async fn start() -> (TestServer, String) {
     let registry = Registry::builder().service(app::Joiner).build().expect("the test service registers");
@@ -166,5 +198,25 @@ async fn the_offending_parameter_is_named_on_both_sides_of_the_shared_bodies() {
         assert_eq!(error["code"], json!(-32602), "{method}: {error}");
         let extra = error["data"]["extra"].as_object().unwrap_or_else(|| panic!("{method}: {error}"));
         assert_eq!(extra.keys().collect::<Vec<_>>(), ["d"], "{method}: {error}");
+    }
+}
+
+#[tokio::test]
+async fn an_application_error_is_located_at_its_methods_return_type_sync_or_async() {
+    let (_server, url) = start().await;
+    for (method, signature) in [("Joiner.digit", "pub fn digit("), ("Joiner.digit_later", "pub async fn digit_later(")]
+    {
+        let error = call_error(&url, method, json!([12])).await;
+        assert_eq!(error["code"], json!(422), "{method}: {error}");
+        assert_eq!(error["message"], json!("12 is not a digit"), "{method}: {error}");
+        // `file:line:column`, at the return type on the method's line.
+        let location = error["data"]["location"].as_str().unwrap_or_else(|| panic!("{method}: {error}"));
+        let mut parts = location.rsplitn(3, ':');
+        let column: usize = parts.next().and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{location}"));
+        let line: usize = parts.next().and_then(|l| l.parse().ok()).unwrap_or_else(|| panic!("{location}"));
+        assert!(parts.next().is_some_and(|file| file.ends_with("jsonrpc_arity.rs")), "{method}: {location}");
+        let text = SOURCE.lines().nth(line - 1).unwrap_or_else(|| panic!("{location}"));
+        assert!(text.contains(signature), "{method}: {location} is `{text}`");
+        assert!(text[column - 1..].starts_with("Result<u8, TooBig>"), "{method}: {location} is `{text}`");
     }
 }
