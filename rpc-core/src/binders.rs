@@ -1,10 +1,19 @@
 //! The body of a generated `__rpc_invoke_*` function, written once: the
 //! service taken out of its instance, each argument bound in order, and
-//! (`call<N>`, for a method that is not `async`) the method called. The
-//! generated function passes the method and hands the outcome to its
-//! return type's `finish`; an `async` method's hands `bind<N>`'s outcome
-//! (the service shared, `Arc<S>`, and the arguments as a tuple), itself and
-//! a closure calling its `finish` to `call_async`, which boxes the future.
+//! (`call<N>`, for a method that is not `async`) the method called and its
+//! outcome handed to its return type's `finish`; an `async` method's
+//! function hands `bind<N>`'s outcome (the service shared, `Arc<S>`, and
+//! the arguments as a tuple), the method and its `finish` to `call_async`,
+//! which boxes the future.
+//!
+//! `call<N>` and `call_async` are `#[track_caller]`, and the macro writes
+//! their call at the method's return type: `finish` records an error the
+//! method's error converts into there (`data.location` in dev). The
+//! location is passed as a constant, so no call that could unwind comes
+//! before the arguments are handed over (it would need a cleanup path in
+//! every generated function). `finish` is passed as itself, a function
+//! item: generic over the lifetime of the service's borrow, so a method
+//! may return a value that borrows its service.
 //!
 //! `call_async` is one generic function for every `async` method: its
 //! `async` block is checked once for the program (before, each method had
@@ -24,6 +33,7 @@
 //! argument gets the same one error on its own token.
 
 use std::any::Any;
+use std::panic::Location;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -56,22 +66,31 @@ pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<
 
 /// What an `async` method's invoke function returns: the boxed future that
 /// calls `method` with the service and arguments `bind<N>` bound and hands
-/// its outcome to `finish` (the return type's, as the macro wrote it); or
-/// the error that kept the method from being called.
+/// its outcome to `finish` (its return type's finish function, with the
+/// location of this call, the method's return type, to record an error
+/// at); or the error that kept the method from being called.
 ///
 /// One generic function for every `async` method: the compiler checks one
-/// `async` block for the program, not one per method.
-pub fn call_async<S: Send + Sync + 'static, A: Send + 'static, R: 'static, M, F>(
+/// `async` block for the program, not one per method. `finish` takes the
+/// outcome for any lifetime of the service's borrow, so a method may return
+/// a value that borrows its service.
+#[track_caller]
+pub fn call_async<S: Send + Sync + 'static, A: Send + 'static, M, F>(
     bound: Result<(Arc<S>, A), RpcError>,
     method: M,
     finish: F,
 ) -> Invoked
 where
-    M: for<'s> AsyncMethod<'s, S, A, Output = R> + Send + 'static,
-    F: FnOnce(Outcome<R>) -> InvokeResult + Send + 'static,
+    M: for<'s> AsyncMethod<'s, S, A> + Send + 'static,
+    F: for<'s> FnOnce(Outcome<<M as AsyncMethod<'s, S, A>>::Output>, &'static Location<'static>) -> InvokeResult
+        + Send
+        + 'static,
 {
     match bound {
-        Ok((service, args)) => Invoked::Pending(Box::pin(async move { finish(Ok(method.call(&service, args).await)) })),
+        Ok((service, args)) => {
+            let at = Location::caller();
+            Invoked::Pending(Box::pin(async move { finish(Ok(method.call(&service, args).await), at) }))
+        }
         Err(error) => Invoked::Ready(Err(error)),
     }
 }
@@ -115,9 +134,13 @@ macro_rules! binders {
         }
 
         /// Takes the service out of `instance`, binds each argument from
-        /// `params` (by its binder, name and default), in order, and calls
-        /// `method` with them; the first binding that fails is the error.
+        /// `params` (by its binder, name and default), in order, calls
+        /// `method` with them and hands the outcome to `finish` (its return
+        /// type's), with where this is called: the method's return type,
+        /// where `finish` records an error. The first binding that fails is
+        /// the error.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
+        #[track_caller]
         pub fn $call<'a, S: Any, R, $($ty),*>(
             instance: &'a ServiceInstance,
             mut params: Args,
@@ -125,10 +148,15 @@ macro_rules! binders {
             name: &str,
             $($bind: Bind<$ty>, $param: &str, $default: Option<fn() -> $ty>,)*
             method: fn(&'a S, $($ty),*) -> R,
-        ) -> Result<R, RpcError> {
-            let service = downcast::<S>(instance)?;
-            $(let $value = $bind(name, &mut params, $param, $default, context)?;)*
-            Ok(method(service, $($value),*))
+            finish: fn(Outcome<R>, &'static Location<'static>) -> InvokeResult,
+        ) -> InvokeResult {
+            let at = Location::caller();
+            let outcome = (|| {
+                let service = downcast::<S>(instance)?;
+                $(let $value = $bind(name, &mut params, $param, $default, context)?;)*
+                Ok(method(service, $($value),*))
+            })();
+            finish(outcome, at)
         }
 
         impl<'s, S: 's, G, T, $($ty),*> AsyncMethod<'s, S, ($($ty,)*)> for G

@@ -388,8 +388,26 @@ impl RpcError {
 
 #[track_caller]
 fn caller() -> String {
-    let loc = Location::caller();
+    located(Location::caller())
+}
+
+fn located(loc: &Location<'_>) -> String {
     format!("{}:{}:{}", loc.file(), loc.line(), loc.column())
+}
+
+impl RpcError {
+    /// The error, recorded as created at `to` if it was recorded as created
+    /// at `from` (and as it is otherwise): for the generated code, which
+    /// converts a method's error where the method's return type is.
+    pub(crate) fn relocated(mut self, from: &Location<'_>, to: &Location<'_>) -> Self {
+        if let Some(detail) = self.0.detail.as_mut()
+            && let Some(location) = detail.location.as_mut()
+            && *location == located(from)
+        {
+            *location = located(to);
+        }
+        self
+    }
 }
 
 impl fmt::Debug for RpcError {

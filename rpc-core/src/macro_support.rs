@@ -14,6 +14,7 @@
 
 use std::any::Any;
 use std::marker::PhantomData;
+use std::panic::Location;
 
 pub use futures_util::future::BoxFuture;
 pub use inventory;
@@ -228,6 +229,14 @@ where
     }
 }
 
+/// `error` converted, and where the conversion was made: an error it
+/// creates is recorded there (`#[track_caller]` passes the caller's
+/// location on to `RpcError`'s constructors).
+#[track_caller]
+fn converted<E: IntoRpcError>(error: E) -> (RpcError, &'static Location<'static>) {
+    (error.into_rpc(), Location::caller())
+}
+
 /// Stands for a method's return type `R` during kind selection.
 pub struct Probe<R>(PhantomData<fn() -> R>);
 
@@ -291,13 +300,18 @@ impl<T> Ops<T> {
 pub struct ResultTag<T>(PhantomData<fn() -> T>);
 
 impl<T> ResultTag<T> {
-    /// Converts the error.
-    #[track_caller]
-    pub fn outcome<E: IntoRpcError>(&self, value: Result<T, E>) -> Result<T, RpcError> {
-        // A direct call, so `#[track_caller]` records the method's location.
+    /// Converts the error; an error the conversion creates is recorded as
+    /// created `at` the method's return type (an error the method made
+    /// itself, an `RpcError`, keeps its own location).
+    pub fn outcome<E: IntoRpcError>(&self, value: Result<T, E>, at: &'static Location<'static>) -> Result<T, RpcError> {
         match value {
             Ok(value) => Ok(value),
-            Err(error) => Err(error.into_rpc()),
+            Err(error) => {
+                // Both recorded at this line: the conversion's location, if it
+                // created the error, is `here`.
+                let (error, here) = converted(error);
+                Err(error.relocated(here, at))
+            }
         }
     }
 
@@ -315,7 +329,7 @@ pub struct ValueTag<T>(PhantomData<fn() -> T>);
 
 impl<T> ValueTag<T> {
     /// A value is always a success.
-    pub fn outcome(&self, value: T) -> Result<T, RpcError> {
+    pub fn outcome(&self, value: T, _at: &'static Location<'static>) -> Result<T, RpcError> {
         Ok(value)
     }
 
@@ -335,7 +349,7 @@ pub fn unit_result() -> InvokeResult {
 }
 
 /// The outcome of a call to a method returning `()`.
-pub fn unit_outcome(outcome: Outcome<()>) -> InvokeResult {
+pub fn unit_outcome(outcome: Outcome<()>, _at: &'static Location<'static>) -> InvokeResult {
     outcome.and_then(|()| unit_result())
 }
 

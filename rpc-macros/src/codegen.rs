@@ -5,19 +5,21 @@
 //! For a method `get` of `Catalog`:
 //!
 //! * `fn __rpc_invoke_get(&ServiceInstance, Args, &Context) -> Invoked`:
-//!   a method that is not `async` passes its binders and itself to
-//!   `__private::call<N>` (shared by the methods of the service with the
-//!   same signature), which binds the service and each parameter and calls
-//!   it, and hands the outcome to its return type's finish; an `async` one
-//!   binds through `__private::bind<N>` and hands the outcome, itself and
-//!   a closure calling its finish to `__private::call_async`, which boxes
-//!   its future; a method with more than eight arguments gets the
-//!   sequence written out;
+//!   a method that is not `async` passes its binders, itself and its
+//!   return type's finish to `__private::call<N>` (shared by the methods
+//!   of the service with the same signature), which binds the service and
+//!   each parameter, calls it and hands the outcome to the finish; an
+//!   `async` one binds through `__private::bind<N>` and hands the outcome,
+//!   itself and its finish to `__private::call_async`, which boxes its
+//!   future. Both are `#[track_caller]` and called at the return type:
+//!   that is the location the finish records an error at. A method with
+//!   more than eight arguments gets the sequence written out;
 //! * for its return type, shared by the methods of the block that return
-//!   the same type (as spelt): `fn __rpc_finish_get(Outcome<R>) ->
-//!   InvokeResult`, which turns the return value into a result by the
-//!   type's meaning (or passes on the error that kept the method from
-//!   being called); `fn __rpc_result_schema_get(&mut SchemaGenerator) ->
+//!   the same type (as spelt): `fn __rpc_finish_get(Outcome<R>, &'static
+//!   Location) -> InvokeResult`, which turns the return value into a
+//!   result by the type's meaning (or passes on the error that kept the
+//!   method from being called; an error it converts is recorded at the
+//!   location); `fn __rpc_result_schema_get(&mut SchemaGenerator) ->
 //!   Schema`; and `fn __rpc_errors_get() -> &'static [ErrorCode]`;
 //! * each parameter's schema is its type's `Arg::schema`, named in the
 //!   descriptor (shared by every method with a parameter of that type);
@@ -223,8 +225,8 @@ impl Method {
         // function each per return type (as spelt) of the block. `finish`
         // turns the local `__out`, an `Outcome<R>`, into an `InvokeResult`
         // (at the return type's span: the location an error records).
-        let (finish, result_schema, output_kind, errors) = match &self.output {
-            Output::Unit => (quote!(#k::unit_outcome(__out)), None, Some(quote!(#k::OutputKind::Unit)), None),
+        let (finisher, result_schema, output_kind, errors) = match &self.output {
+            Output::Unit => (quote!(#k::unit_outcome), None, Some(quote!(#k::OutputKind::Unit)), None),
             Output::Typed(ty) => {
                 let span = ty.span();
                 let key = ty.to_token_stream().to_string();
@@ -237,13 +239,16 @@ impl Method {
                 if shared.is_none() {
                     let tag = quote_spanned!(span=> (&#k::Probe::<#ty>::new()).__rpc_kind());
                     let ops = quote_spanned!(span=> __tag.ops());
-                    let outcome = quote_spanned!(span=> __tag.outcome(__out));
+                    let outcome = quote_spanned!(span=> __tag.outcome(__out, __at));
                     let schema = quote_spanned!(span=> #tag.ops().schema(__generator));
                     items.extend(quote! {
                         #hidden
-                        // The error's location is the caller's: the method's return type.
-                        #[track_caller]
-                        fn #finish_fn(__out: #k::Outcome<#ty>) -> #k::InvokeResult {
+                        // `__at`: the method's return type, where an error
+                        // the conversion creates is recorded.
+                        fn #finish_fn(
+                            __out: #k::Outcome<#ty>,
+                            __at: &'static ::core::panic::Location<'static>,
+                        ) -> #k::InvokeResult {
                             #kinds
                             let __tag = #tag;
                             match __out {
@@ -267,31 +272,36 @@ impl Method {
                     });
                     result_fns.insert(key, fn_name.clone());
                 }
-                (
-                    quote_spanned!(span=> Self::#finish_fn(__out)),
-                    Some(quote!(Self::#schema_fn)),
-                    None,
-                    Some(quote!(Self::#errors_fn)),
-                )
+                (quote!(Self::#finish_fn), Some(quote!(Self::#schema_fn)), None, Some(quote!(Self::#errors_fn)))
             }
         };
+        // The location an error records is the return type's. The shared
+        // functions (`call<N>`, `call_async`) are `#[track_caller]` and
+        // called at the return type's span (a call's location is its
+        // first token's): the caller's location is passed as a constant,
+        // with no call that could unwind (and so no cleanup path) before
+        // the arguments are handed over. A sequence written out takes it
+        // from `Location::caller()`, evaluated at compile time.
+        let at_span = match &self.output {
+            Output::Typed(ty) => ty.span(),
+            Output::Unit => sig_span,
+        };
+        let k_at = respanned(k, at_span);
+        let finish = quote!(#finisher(__out, __at));
         let body = if self.is_async && !written_out {
-            // Binding and the future written once in
-            // `__private::call_async<N>` (no `async` block per method for
-            // the compiler to check); `pending` boxes the future, coerced
-            // to `Send` once, at the method: a method whose future is not
-            // `Send` gets one error, on its name. `finish` stays in the
-            // closure, so the location an error records is the return
-            // type's.
+            // Binding and the future written once, in `__private::bind<N>`
+            // and `__private::call_async` (no `async` block per method for
+            // the compiler to check): a method whose future is not `Send`
+            // gets one error, on its name. The finish function is passed as
+            // itself (a function item, so a result that borrows the service
+            // is handled for every lifetime of the borrow).
             let bind = format_ident!("bind{}", args.len());
             let inferred = args.iter().map(|_| quote!(_));
-            quote_spanned! {sig_span=>
-                #k::call_async(
-                    #k::#bind::<Self, #(#inferred),*>(__instance, __params, __ctx, #name, #(#binders,)*),
-                    Self::#ident,
-                    |__out| { #finish },
-                )
-            }
+            let bound = quote_spanned! {sig_span=>
+                #k::#bind::<Self, #(#inferred),*>(__instance, __params, __ctx, #name, #(#binders,)*)
+            };
+            let method = quote_spanned!(sig_span=> Self::#ident);
+            quote_spanned!(at_span=> #k_at::call_async(#bound, #method, #finisher))
         } else if self.is_async {
             // One future, coerced to `Send` once, at the method: a method
             // whose future is not `Send` gets one error, on its name.
@@ -302,24 +312,25 @@ impl Method {
                 })
             };
             let outcome = quote!(#k::Invoked::Pending(#boxed));
-            written_out_body(k, quote!(#k::downcast_arc::<Self>), &bindings, outcome)
+            let at = quote_spanned!(at_span=> const { ::core::panic::Location::caller() });
+            let body = written_out_body(k, quote!(#k::downcast_arc::<Self>), &bindings, outcome);
+            quote!(let __at = #at; #body)
         } else if !written_out {
             // Binding and call written once in `__private::call<N>`: this
             // method adds its binders, itself and its return type's finish.
-            // `finish` stays in a block: as the variant's direct argument,
-            // the location an error records (`#[track_caller]`) would be the
-            // service attribute's instead of the method's return type's.
-            let call = format_ident!("call{}", args.len());
-            quote! {
-                let __out = #k::#call(__instance, __params, __ctx, #name, #(#binders,)* Self::#ident);
-                #k::Invoked::Ready({ #finish })
-            }
+            let call = format_ident!("call{}", args.len(), span = at_span);
+            let call = quote_spanned! {at_span=>
+                #k_at::#call(__instance, __params, __ctx, #name, #(#binders,)* Self::#ident, #finisher)
+            };
+            quote!(#k::Invoked::Ready(#call))
         } else {
             let outcome = quote! {{
                 let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*));
-                #k::Invoked::Ready({ #finish })
+                #k::Invoked::Ready(#finish)
             }};
-            written_out_body(k, quote!(#k::downcast::<Self>), &bindings, outcome)
+            let at = quote_spanned!(at_span=> const { ::core::panic::Location::caller() });
+            let body = written_out_body(k, quote!(#k::downcast::<Self>), &bindings, outcome);
+            quote!(let __at = #at; #body)
         };
         // Only a binding sequence written out borrows the arguments mutably.
         let params_mut = written_out.then(|| quote!(mut));
@@ -497,6 +508,19 @@ impl Method {
 
 /// The body of a method's invoke function with its binding sequence
 /// written out (more arguments than `bind<N>` and `call<N>` take).
+/// `tokens` with every token at `span` (a call's location, for
+/// `#[track_caller]`, is its first token's).
+fn respanned(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
+
 fn written_out_body(
     k: &TokenStream,
     downcast: TokenStream,

@@ -103,6 +103,12 @@ mod app {
             if a > 9 { Err(TooBig(a)) } else { Ok(a) }
         }
 
+        /// Refuses `a` over 9 with an error of its own, async.
+        pub async fn own_error_later(&self, a: u8) -> rpc::Result<u8> {
+            tokio::task::yield_now().await;
+            if a > 9 { Err(rpc::RpcError::new(4220, "not a digit")) } else { Ok(a) }
+        }
+
         /// Refuses `a` over 9.
         pub fn digit(&self, a: u8) -> Result<u8, TooBig> {
             if a > 9 { Err(TooBig(a)) } else { Ok(a) }
@@ -219,4 +225,15 @@ async fn an_application_error_is_located_at_its_methods_return_type_sync_or_asyn
         assert!(text.contains(signature), "{method}: {location} is `{text}`");
         assert!(text[column - 1..].starts_with("Result<u8, TooBig>"), "{method}: {location} is `{text}`");
     }
+}
+
+#[tokio::test]
+async fn an_rpc_error_a_method_makes_keeps_its_own_location() {
+    let (_server, url) = start().await;
+    let error = call_error(&url, "Joiner.own_error_later", json!([12])).await;
+    assert_eq!(error["code"], json!(4220), "{error}");
+    let location = error["data"]["location"].as_str().unwrap_or_else(|| panic!("{error}"));
+    let line: usize = location.rsplit(':').nth(1).and_then(|l| l.parse().ok()).unwrap_or_else(|| panic!("{location}"));
+    let text = SOURCE.lines().nth(line - 1).unwrap_or_else(|| panic!("{location}"));
+    assert!(text.contains("rpc::RpcError::new(4220"), "{location} is `{text}`");
 }

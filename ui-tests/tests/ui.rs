@@ -75,3 +75,11 @@ mod error_codes;
 fn pass_error_codes() {
     error_codes::main();
 }
+
+#[path = "pass/borrowed_results.rs"]
+mod borrowed_results;
+
+#[test]
+fn pass_borrowed_results() {
+    borrowed_results::main();
+}
