@@ -5,6 +5,20 @@
 //! The snapshots are taken with the workspace's stable toolchain (1.95);
 //! other compiler versions may word their messages differently.
 
+use serde_json::Value;
+
+/// Calls `method` through `executor` with named `params` (or none), on a
+/// runtime of its own: what the pass cases that call their methods share.
+pub(crate) fn call(executor: &rpc::Executor, method: &str, params: Value) -> Result<Value, rpc::RpcError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let params = match params {
+        Value::Object(map) => rpc::Params::Named(map),
+        _ => rpc::Params::None,
+    };
+    let execution = runtime.block_on(executor.execute(rpc::Call::new(method, 1, params)));
+    execution.result.map(|raw| serde_json::from_str(raw.get()).expect("results are JSON"))
+}
+
 #[test]
 fn compile_fail() {
     // Only compile-fail cases: trybuild checks them all in one `cargo check

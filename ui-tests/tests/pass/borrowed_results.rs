@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use crate::call;
+
 rpc::api_group!(pub struct Api => "api");
 
 pub struct Names {
@@ -52,16 +54,6 @@ impl Names {
         tokio::task::yield_now().await;
         if empty { Err(Empty) } else { Ok(&self.name) }
     }
-}
-
-fn call(executor: &rpc::Executor, method: &str, params: Value) -> Result<Value, rpc::RpcError> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-    let params = match params {
-        Value::Object(map) => rpc::Params::Named(map),
-        _ => rpc::Params::None,
-    };
-    let execution = runtime.block_on(executor.execute(rpc::Call::new(method, 1, params)));
-    execution.result.map(|raw| serde_json::from_str(raw.get()).expect("results are JSON"))
 }
 
 pub fn main() {

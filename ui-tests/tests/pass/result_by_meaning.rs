@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use crate::call;
+
 rpc::api_group!(pub struct Api => "api");
 
 #[derive(Debug)]
@@ -77,16 +79,6 @@ impl Svc {
     pub fn unit(&self) -> Outcome<()> {
         Ok(())
     }
-}
-
-fn call(executor: &rpc::Executor, method: &str, params: Value) -> Result<Value, rpc::RpcError> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-    let params = match params {
-        Value::Object(map) => rpc::Params::Named(map),
-        _ => rpc::Params::None,
-    };
-    let execution = runtime.block_on(executor.execute(rpc::Call::new(method, 1, params)));
-    execution.result.map(|raw| serde_json::from_str(raw.get()).expect("results are JSON"))
 }
 
 fn result_schema(registry: &rpc::Registry, method: &str) -> Value {
