@@ -222,9 +222,9 @@ impl Method {
             use #k::{ResultKind as _, ValueKind as _};
         };
         // The return value's handling, its schema and its error codes: one
-        // function each per return type (as spelt) of the block. `finish`
-        // turns the local `__out`, an `Outcome<R>`, into an `InvokeResult`
-        // (at the return type's span: the location an error records).
+        // function each per return type (as spelt) of the block. The
+        // finish function turns an `Outcome<R>` into an `InvokeResult`,
+        // recording an error it converts at the location it is given.
         let (finisher, result_schema, output_kind, errors) = match &self.output {
             Output::Unit => (quote!(#k::unit_outcome), None, Some(quote!(#k::OutputKind::Unit)), None),
             Output::Typed(ty) => {
@@ -277,8 +277,9 @@ impl Method {
         };
         // The location an error records is the return type's. The shared
         // functions (`call<N>`, `call_async`) are `#[track_caller]` and
-        // called at the return type's span (a call's location is its
-        // first token's): the caller's location is passed as a constant,
+        // called at the return type's span (rustc takes a call's location
+        // from the spans of its path, so every token of the path is
+        // there): the caller's location is passed as a constant,
         // with no call that could unwind (and so no cleanup path) before
         // the arguments are handed over. A sequence written out takes it
         // from `Location::caller()`, evaluated at compile time.
@@ -506,10 +507,8 @@ impl Method {
     }
 }
 
-/// The body of a method's invoke function with its binding sequence
-/// written out (more arguments than `bind<N>` and `call<N>` take).
-/// `tokens` with every token at `span` (a call's location, for
-/// `#[track_caller]`, is its first token's).
+/// `tokens` with every token at `span` (rustc takes a call's location, for
+/// `#[track_caller]`, from the spans of its path).
 fn respanned(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .clone()
@@ -521,6 +520,8 @@ fn respanned(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
+/// The body of a method's invoke function with its binding sequence
+/// written out (more arguments than `bind<N>` and `call<N>` take).
 fn written_out_body(
     k: &TokenStream,
     downcast: TokenStream,

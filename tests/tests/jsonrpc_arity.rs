@@ -113,6 +113,24 @@ mod app {
         pub fn digit(&self, a: u8) -> Result<u8, TooBig> {
             if a > 9 { Err(TooBig(a)) } else { Ok(a) }
         }
+
+        /// Refuses `a` over 9, with nine arguments (bound by code written
+        /// out for this method).
+        pub fn digit_of_nine(
+            &self,
+            a: u8,
+            b: u8,
+            c: u8,
+            d: u8,
+            e: u8,
+            f: u8,
+            g: u8,
+            h: u8,
+            i: u8,
+        ) -> Result<u8, TooBig> {
+            let _ = (b, c, d, e, f, g, h, i);
+            if a > 9 { Err(TooBig(a)) } else { Ok(a) }
+        }
     }
 
     /// A number over 9.
@@ -210,20 +228,25 @@ async fn the_offending_parameter_is_named_on_both_sides_of_the_shared_bodies() {
 #[tokio::test]
 async fn an_application_error_is_located_at_its_methods_return_type_sync_or_async() {
     let (_server, url) = start().await;
-    for (method, signature) in [("Joiner.digit", "pub fn digit("), ("Joiner.digit_later", "pub async fn digit_later(")]
-    {
-        let error = call_error(&url, method, json!([12])).await;
+    for (method, signature, params) in [
+        ("Joiner.digit", "pub fn digit(", json!([12])),
+        ("Joiner.digit_later", "pub async fn digit_later(", json!([12])),
+        ("Joiner.digit_of_nine", "pub fn digit_of_nine(", json!([12, 0, 0, 0, 0, 0, 0, 0, 0])),
+    ] {
+        let error = call_error(&url, method, params).await;
         assert_eq!(error["code"], json!(422), "{method}: {error}");
         assert_eq!(error["message"], json!("12 is not a digit"), "{method}: {error}");
-        // `file:line:column`, at the return type on the method's line.
+        // `file:line:column`, at the return type of the method (the last
+        // `fn` at or before that line).
         let location = error["data"]["location"].as_str().unwrap_or_else(|| panic!("{method}: {error}"));
         let mut parts = location.rsplitn(3, ':');
         let column: usize = parts.next().and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{location}"));
         let line: usize = parts.next().and_then(|l| l.parse().ok()).unwrap_or_else(|| panic!("{location}"));
         assert!(parts.next().is_some_and(|file| file.ends_with("jsonrpc_arity.rs")), "{method}: {location}");
         let text = SOURCE.lines().nth(line - 1).unwrap_or_else(|| panic!("{location}"));
-        assert!(text.contains(signature), "{method}: {location} is `{text}`");
         assert!(text[column - 1..].starts_with("Result<u8, TooBig>"), "{method}: {location} is `{text}`");
+        let function = SOURCE.lines().take(line).filter(|l| l.contains("fn ")).last().unwrap_or_default();
+        assert!(function.contains(signature), "{method}: {location} is in `{function}`");
     }
 }
 
