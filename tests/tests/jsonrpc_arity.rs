@@ -152,8 +152,10 @@ mod app {
     }
 }
 
-/// This file, as compiled into the test binary.
+/// This file, as compiled into the test binary, and its path as an error's
+/// location names it.
 const SOURCE: &str = include_str!("jsonrpc_arity.rs");
+const SOURCE_PATH: &str = file!();
 
 async fn start() -> (TestServer, String) {
     let registry = Registry::builder().service(app::Joiner).build().expect("the test service registers");
@@ -239,11 +241,7 @@ async fn an_application_error_is_located_at_its_methods_return_type_sync_or_asyn
         // `file:line:column`, at the return type of the method (the last
         // `fn` at or before that line).
         let location = error["data"]["location"].as_str().unwrap_or_else(|| panic!("{method}: {error}"));
-        let mut parts = location.rsplitn(3, ':');
-        let column: usize = parts.next().and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{location}"));
-        let line: usize = parts.next().and_then(|l| l.parse().ok()).unwrap_or_else(|| panic!("{location}"));
-        assert!(parts.next().is_some_and(|file| file.ends_with("jsonrpc_arity.rs")), "{method}: {location}");
-        let text = SOURCE.lines().nth(line - 1).unwrap_or_else(|| panic!("{location}"));
+        let (line, text, column) = jsonrpc_common::located(location, SOURCE_PATH, SOURCE);
         assert!(text[column - 1..].starts_with("Result<u8, TooBig>"), "{method}: {location} is `{text}`");
         let function = SOURCE.lines().take(line).filter(|l| l.contains("fn ")).last().unwrap_or_default();
         assert!(function.contains(signature), "{method}: {location} is in `{function}`");
@@ -256,7 +254,6 @@ async fn an_rpc_error_a_method_makes_keeps_its_own_location() {
     let error = call_error(&url, "Joiner.own_error_later", json!([12])).await;
     assert_eq!(error["code"], json!(4220), "{error}");
     let location = error["data"]["location"].as_str().unwrap_or_else(|| panic!("{error}"));
-    let line: usize = location.rsplit(':').nth(1).and_then(|l| l.parse().ok()).unwrap_or_else(|| panic!("{location}"));
-    let text = SOURCE.lines().nth(line - 1).unwrap_or_else(|| panic!("{location}"));
+    let (_, text, _) = jsonrpc_common::located(location, SOURCE_PATH, SOURCE);
     assert!(text.contains("rpc::RpcError::new(4220"), "{location} is `{text}`");
 }

@@ -22,15 +22,7 @@ async fn not_found_error(env: Environment) -> Value {
 /// Checks `location` is `file:line:col` in the catalog's services and
 /// returns the source line it points at.
 fn located_line(location: &str) -> &'static str {
-    let rest = location
-        .strip_prefix(CATALOG_SOURCE_PATH)
-        .and_then(|r| r.strip_prefix(':'))
-        .unwrap_or_else(|| panic!("location points into {CATALOG_SOURCE_PATH}: {location}"));
-    let (line, column) = rest.split_once(':').unwrap_or_else(|| panic!("location is file:line:col: {location}"));
-    let line: usize = line.parse().unwrap_or_else(|e| panic!("line number in {location}: {e}"));
-    let column: usize = column.parse().unwrap_or_else(|e| panic!("column number in {location}: {e}"));
-    assert!(line >= 1 && column >= 1, "{location}");
-    CATALOG_SOURCE.lines().nth(line - 1).unwrap_or_else(|| panic!("line {line} exists in {CATALOG_SOURCE_PATH}"))
+    jsonrpc_common::located(location, CATALOG_SOURCE_PATH, CATALOG_SOURCE).1
 }
 
 #[tokio::test]

@@ -178,6 +178,22 @@ impl CatalogServer {
     }
 }
 
+/// Where an error's `data.location` points: checks it is `file:line:col`
+/// in the file at `path` (as `file!()` spells it) and returns the line's
+/// number, its text in `source` (that file's text) and the column, from 1.
+pub fn located<'s>(location: &str, path: &str, source: &'s str) -> (usize, &'s str, usize) {
+    let rest = location
+        .strip_prefix(path)
+        .and_then(|r| r.strip_prefix(':'))
+        .unwrap_or_else(|| panic!("location points into {path}: {location}"));
+    let (line, column) = rest.split_once(':').unwrap_or_else(|| panic!("location is file:line:col: {location}"));
+    let line: usize = line.parse().unwrap_or_else(|e| panic!("line number in {location}: {e}"));
+    let column: usize = column.parse().unwrap_or_else(|e| panic!("column number in {location}: {e}"));
+    assert!(line >= 1 && column >= 1, "{location}");
+    let text = source.lines().nth(line - 1).unwrap_or_else(|| panic!("line {line} exists in {path}"));
+    (line, text, column)
+}
+
 /// The ids of a list of products.
 pub fn ids(products: &Value) -> Vec<u64> {
     products
