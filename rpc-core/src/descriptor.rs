@@ -76,12 +76,48 @@ pub struct ServiceDescriptor {
     pub version: u32,
     /// Full method names this version removes from the previous version.
     pub removed: &'static [&'static str],
-    /// The methods of the block, in declaration order: `None` for a method
-    /// that a renamed `#[info(skip)]` hid after the block was expanded.
-    pub method_slots: &'static [Option<&'static MethodDescriptor>],
+    /// The methods of the block, in declaration order (a method that a
+    /// renamed `#[info(skip)]` hid after the block was expanded is
+    /// [`MethodSlot::Hidden`]).
+    pub method_slots: &'static [MethodSlot],
     /// Source file of the impl block.
     pub file: &'static str,
     /// Source line of the impl block.
+    pub line: u32,
+}
+
+/// One entry of a service's method table.
+#[derive(Debug)]
+pub enum MethodSlot {
+    /// A method hidden after its block was expanded (a renamed
+    /// `#[info(skip)]`).
+    Hidden,
+    /// A method written out as its descriptor.
+    Described(&'static MethodDescriptor),
+    /// A method written as one string and its functions.
+    Compact(CompactMethod),
+}
+
+/// A method's descriptor as one string (its texts and flags, see the
+/// `compact_method` module's documentation) and the parts that are functions or name
+/// types.
+#[derive(Debug)]
+pub struct CompactMethod {
+    /// The texts and flags, encoded.
+    pub text: &'static str,
+    /// Calls the method.
+    pub invoke: InvokeFn,
+    /// Builds the result's schema (`None`: the method returns `()`).
+    pub result_schema: Option<ResultSchemaFn>,
+    /// The application errors the method can answer with.
+    pub errors: fn() -> &'static [ErrorCode],
+    /// Each argument's schema function, in order.
+    pub param_schemas: &'static [ParamSchemaFn],
+    /// Whether each argument is a parameter (not a [`Context`](crate::Context)).
+    pub param_kinds: &'static [bool],
+    /// API groups the method belongs to.
+    pub groups: &'static [GroupRef],
+    /// Source line of the method.
     pub line: u32,
 }
 
@@ -317,7 +353,7 @@ pub struct MethodSchemas {
 impl ServiceDescriptor {
     /// The exposed methods of the block, in declaration order.
     pub fn methods(&self) -> impl Iterator<Item = &'static MethodDescriptor> + use<> {
-        self.method_slots.iter().flatten().copied()
+        self.method_slots.iter().filter_map(MethodSlot::descriptor)
     }
 }
 

@@ -52,6 +52,7 @@ pub mod ask;
 mod binders;
 pub mod call;
 pub mod clock;
+mod compact_method;
 pub mod context;
 pub mod descriptor;
 pub mod error;

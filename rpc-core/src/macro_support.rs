@@ -33,8 +33,8 @@ pub use crate::binders::{
 };
 pub use crate::context::Context;
 pub use crate::descriptor::{
-    CachePolicy, InvokeResult, Invoked, LockPolicy, MethodDescriptor, MethodSchemas, OutputKind, ParamDescriptor,
-    Relation, ServiceDescriptor, ServiceInstance, TaskSupport, ToolHints,
+    CachePolicy, CompactMethod, InvokeResult, Invoked, LockPolicy, MethodDescriptor, MethodSchemas, MethodSlot,
+    OutputKind, ParamDescriptor, Relation, ServiceDescriptor, ServiceInstance, TaskSupport, ToolHints,
 };
 pub use crate::error::Environment;
 use crate::error::RpcError;

@@ -26,12 +26,17 @@
 //! * `fn __rpc_checks_get()`, only for a method whose parameters have
 //!   `#[rpc(header)]` or rules: compile-time checks of their types;
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
-//! * the descriptor, naming only the fields that differ from
-//!   `__private::METHOD` (and each parameter's from `__private::PARAM`):
-//!   an entry of the block's table (`__RPC_TABLE_<first method>`, a
-//!   constant of the type), or, for a method whose attribute macros
-//!   expanded first, `const __RPC_METHOD_get: Option<&'static
-//!   MethodDescriptor>`, which the table names;
+//! * its `MethodSlot`: for most methods `Compact`, every text and flag of
+//!   the descriptor in one string (`crate::compact`) beside its functions,
+//!   its parameters' schema functions and kinds, and its groups, which the
+//!   compiler checks far faster than a typed descriptor; for a method with
+//!   an MCP role other than a tool, a policy, a parameter default or rules,
+//!   or tool attributes beyond the title and the hints, `Described`, its
+//!   descriptor naming only the fields that differ from `__private::METHOD`
+//!   (and each parameter's from `__private::PARAM`). The slot is an entry
+//!   of the block's table (`__RPC_TABLE_<first method>`, a constant of the
+//!   type), or, for a method whose attribute macros expanded first,
+//!   `const __RPC_METHOD_get: MethodSlot`, which the table names;
 //! * `fn __rpc_described_get()`, which warns (through `#[deprecated]`) when
 //!   an undocumented method is published over MCP.
 //!
@@ -73,7 +78,7 @@ pub struct Generated {
     /// `const _` items for [`Placement::Module`].
     pub module_checks: TokenStream,
     /// For [`Placement::Module`], the method's entry in the service's
-    /// table, `Some(&MethodDescriptor { .. })`, written into the table
+    /// table, its `MethodSlot`, written into the table
     /// itself (no constant per method: fewer items to check). For
     /// [`Placement::Deferred`], `None`: the entry is the slot constant,
     /// `__RPC_METHOD_<fn>`, among the items.
@@ -132,7 +137,12 @@ impl Method {
         let written_out = self.params.len() > MAX_ARGS;
         let mut bindings = Vec::new();
         let mut args = Vec::new();
+        // Most methods are written as one string and their functions
+        // (`CompactMethod`); the others as their descriptor.
+        let compact = crate::compact::text(self, &fn_name);
         let mut param_descs = Vec::new();
+        let mut param_schemas = Vec::new();
+        let mut param_kinds = Vec::new();
         let mut binders = Vec::new();
         let mut header_checks = Vec::new();
         let mut rule_checks = TokenStream::new();
@@ -201,16 +211,21 @@ impl Method {
             fields.list("rules", p.rules.iter().map(|r| r.expr(k)));
             rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
             let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
-            param_descs.push(quote! {
-                #k::ParamDescriptor {
-                    name: #pname,
-                    is_param: #is_param,
-                    required: #required,
-                    schema: #schema,
-                    #fields
-                    ..#k::PARAM
-                }
-            });
+            if compact.is_some() {
+                param_schemas.push(schema);
+                param_kinds.push(is_param);
+            } else {
+                param_descs.push(quote! {
+                    #k::ParamDescriptor {
+                        name: #pname,
+                        is_param: #is_param,
+                        required: #required,
+                        schema: #schema,
+                        #fields
+                        ..#k::PARAM
+                    }
+                });
+            }
             binders.push(quote!(#bind, #pname, #default_arg));
             args.push(var);
         }
@@ -354,38 +369,61 @@ impl Method {
 
         let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> #k::GroupRef::of::<#g>()));
         let line = quote_spanned!(sig_span=> ::core::line!());
-        // Only the fields that differ from `METHOD`, the base: fewer
-        // expressions for the compiler to check, per method.
-        let mut fields = Fields::default();
-        fields.some("summary", self.docs.summary.as_deref());
-        fields.some("description", self.docs.description.as_deref());
-        fields.some("deprecated", self.deprecated.as_deref());
-        fields.list("params", param_descs);
-        if let Some(output_kind) = output_kind {
-            fields.set("output", output_kind);
-        }
-        let tool = self.tool_hints(k);
-        if !tool.is_empty() {
-            fields.set("tool", quote!(#k::ToolHints { #tool ..#k::ToolHints::NONE }));
-        }
-        if !matches!(self.role, crate::role::Role::Tool) {
-            fields.set("mcp", crate::role::tokens(&self.role, k));
-        }
-        fields.some("result_schema", result_schema);
-        fields.list("scopes", &self.scopes);
-        if let Some(errors) = errors {
-            fields.set("errors", errors);
-        }
-        self.policies.fields(k, &mut fields);
-        let descriptor = quote! {
-            #k::MethodDescriptor {
-                name: #name,
-                fn_name: #fn_name,
-                groups: &[#(#groups),*],
-                invoke: Self::#invoke_fn,
-                line: #line,
-                #fields
-                ..#k::METHOD
+        let value = match compact {
+            Some(text) => {
+                let result_schema = match result_schema {
+                    Some(schema) => quote!(::core::option::Option::Some(#schema)),
+                    None => quote!(::core::option::Option::None),
+                };
+                let errors = errors.unwrap_or_else(|| quote!(#k::no_codes));
+                quote! {
+                    #k::MethodSlot::Compact(#k::CompactMethod {
+                        text: #text,
+                        invoke: Self::#invoke_fn,
+                        result_schema: #result_schema,
+                        errors: #errors,
+                        param_schemas: &[#(#param_schemas),*],
+                        param_kinds: &[#(#param_kinds),*],
+                        groups: &[#(#groups),*],
+                        line: #line,
+                    })
+                }
+            }
+            None => {
+                // Only the fields that differ from `METHOD`, the base: fewer
+                // expressions for the compiler to check, per method.
+                let mut fields = Fields::default();
+                fields.some("summary", self.docs.summary.as_deref());
+                fields.some("description", self.docs.description.as_deref());
+                fields.some("deprecated", self.deprecated.as_deref());
+                fields.list("params", param_descs);
+                if let Some(output_kind) = output_kind {
+                    fields.set("output", output_kind);
+                }
+                let tool = self.tool_hints(k);
+                if !tool.is_empty() {
+                    fields.set("tool", quote!(#k::ToolHints { #tool ..#k::ToolHints::NONE }));
+                }
+                if !matches!(self.role, crate::role::Role::Tool) {
+                    fields.set("mcp", crate::role::tokens(&self.role, k));
+                }
+                fields.some("result_schema", result_schema);
+                fields.list("scopes", &self.scopes);
+                if let Some(errors) = errors {
+                    fields.set("errors", errors);
+                }
+                self.policies.fields(k, &mut fields);
+                quote! {
+                    #k::MethodSlot::Described(&#k::MethodDescriptor {
+                        name: #name,
+                        fn_name: #fn_name,
+                        groups: &[#(#groups),*],
+                        invoke: Self::#invoke_fn,
+                        line: #line,
+                        #fields
+                        ..#k::METHOD
+                    })
+                }
             }
         };
 
@@ -396,11 +434,10 @@ impl Method {
         };
         items.extend(self.description_check(k));
         if placement == Placement::Module {
-            let entry = quote!(::core::option::Option::Some(&#descriptor));
-            return Generated { items, module_checks, entry: Some(entry) };
+            return Generated { items, module_checks, entry: Some(value) };
         }
         let slot_value = if checks.is_empty() {
-            quote!(::core::option::Option::Some(&#descriptor))
+            value
         } else {
             items.extend(quote! {
                 #hidden
@@ -408,12 +445,12 @@ impl Method {
             });
             quote! {{
                 let () = Self::#check;
-                ::core::option::Option::Some(&#descriptor)
+                #value
             }}
         };
         items.extend(quote! {
             #hidden
-            const #slot: ::core::option::Option<&'static #k::MethodDescriptor> = #slot_value;
+            const #slot: #k::MethodSlot = #slot_value;
         });
         Generated { items, module_checks, entry: None }
     }

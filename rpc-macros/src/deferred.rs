@@ -127,7 +127,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let hidden_slot = quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
-        const #slot: ::core::option::Option<&'static #k::MethodDescriptor> = ::core::option::Option::None;
+        const #slot: #k::MethodSlot = #k::MethodSlot::Hidden;
     };
     let mut errors = Errors::default();
     let attrs = method::parse_attrs(args.raw, &mut errors);

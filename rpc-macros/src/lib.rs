@@ -8,6 +8,7 @@
 
 mod attrs;
 mod codegen;
+mod compact;
 mod deferred;
 mod docs;
 mod error_derive;

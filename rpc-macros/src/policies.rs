@@ -273,6 +273,11 @@ impl Policies {
         out
     }
 
+    /// Whether the method has no cache, lock or invalidation policy.
+    pub fn is_empty(&self) -> bool {
+        self.cache.is_none() && self.lock.is_none() && self.invalidates.is_empty()
+    }
+
     /// The descriptor fields `cache`, `lock` and `invalidates` that differ
     /// from their defaults (none, none, none: the descriptor's base fills
     /// those in); `k` is the `__private` path.

@@ -259,7 +259,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 quote! {
                     #[doc(hidden)]
                     #[allow(deprecated)]
-                    const #name: [::core::option::Option<&'static #k::MethodDescriptor>; #count] = [#(#entries),*];
+                    const #name: [#k::MethodSlot; #count] = [#(#entries),*];
                 },
                 quote!(<#self_ty>::#name),
             )
@@ -288,7 +288,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
             #module_checks
 
-            static __RPC_METHODS: [::core::option::Option<&'static #k::MethodDescriptor>; #count] = #table_value;
+            static __RPC_METHODS: [#k::MethodSlot; #count] = #table_value;
 
             #k::inventory::submit! {
                 #k::ServiceDescriptor {

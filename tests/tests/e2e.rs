@@ -11,6 +11,7 @@ mod jsonrpc_common;
 mod app;
 mod axum_mount;
 mod cache_control;
+mod compact_descriptors;
 mod docs_page;
 mod hostile_props;
 mod i18n;

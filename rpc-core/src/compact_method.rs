@@ -1,0 +1,289 @@
+//! Reading a method's entry in its service's table, as `#[rpc::service]`
+//! writes it ([`MethodSlot`]): its [`MethodDescriptor`] written out, or,
+//! for most methods, a [`CompactMethod`]: every text and flag of the
+//! descriptor in one string, beside the functions and the parts that name
+//! types, decoded into a descriptor once, when the registry first reads it.
+//!
+//! Why: the compiler checks a descriptor written out as a typed constant
+//! (nested structs, `Option`s, slices, per method and per parameter)
+//! through constant evaluation, promotion and borrow checking, which cost
+//! it about as much as the rest of an annotated method together; a string
+//! literal costs it one token (BENCHMARKS.md, run 35). A method with an
+//! MCP role other than a tool, a cache, lock or invalidation policy, a
+//! parameter default or rules, or a tool attribute beyond the title and
+//! the four hints is written out as before.
+//!
+//! The text is written by the macro of the same version as this decoder.
+//! Each field in order: a string is `<bytes>:<text>`, an optional string
+//! `-` or a string, a flag `t` or `f`, an optional flag `-`, `t` or `f`,
+//! a count `<n>#`:
+//!
+//! name, fn name, summary?, description?, deprecated?, output (`V` value,
+//! `U` unit), title?, read-only?, destructive?, idempotent?, open-world?,
+//! scopes (count, then each), parameters (count, then each: name,
+//! description?, header?, required).
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, PoisonError};
+
+use crate::descriptor::{CompactMethod, MethodDescriptor, MethodSlot, OutputKind, ParamDescriptor, ToolHints};
+use crate::mcp_role::McpRole;
+
+impl MethodSlot {
+    /// The method's descriptor (`None` when hidden); a compact method's is
+    /// decoded on first use and kept for the life of the process.
+    pub fn descriptor(&'static self) -> Option<&'static MethodDescriptor> {
+        match self {
+            MethodSlot::Hidden => None,
+            MethodSlot::Described(descriptor) => Some(descriptor),
+            MethodSlot::Compact(compact) => Some(compact.decoded()),
+        }
+    }
+}
+
+/// Compact methods decoded so far, by the address of their entry: each
+/// is decoded (and its descriptor allocated) once per process however
+/// many registries read it.
+static DECODED: LazyLock<Mutex<HashMap<usize, &'static MethodDescriptor>>> = LazyLock::new(Default::default);
+
+impl CompactMethod {
+    fn decoded(&'static self) -> &'static MethodDescriptor {
+        let key = std::ptr::from_ref(self) as usize;
+        let mut decoded = DECODED.lock().unwrap_or_else(PoisonError::into_inner);
+        decoded.entry(key).or_insert_with(|| match self.decode() {
+            Ok(descriptor) => Box::leak(Box::new(descriptor)),
+            // Written by the macro of the same version: a text it cannot
+            // read is a defect of the framework, not of the application.
+            Err(problem) => panic!(
+                "rpc: the generated description of a method cannot be read ({problem}); rpc-macros and rpc-core \
+                 must be the same version. Text: {:?}",
+                self.text
+            ),
+        })
+    }
+
+    /// The descriptor the text and functions describe. Its parameter and
+    /// scope lists are allocated for the life of the process.
+    pub fn decode(&self) -> Result<MethodDescriptor, String> {
+        let mut text = Text(self.text);
+        let name = text.string()?;
+        let fn_name = text.string()?;
+        let summary = text.optional_string()?;
+        let description = text.optional_string()?;
+        let deprecated = text.optional_string()?;
+        let output = match text.byte()? {
+            b'V' => OutputKind::Value,
+            b'U' => OutputKind::Unit,
+            other => return Err(format!("output kind `{}`", char::from(other))),
+        };
+        let tool = ToolHints {
+            title: text.optional_string()?,
+            read_only_hint: text.optional_flag()?,
+            destructive_hint: text.optional_flag()?,
+            idempotent_hint: text.optional_flag()?,
+            open_world_hint: text.optional_flag()?,
+            ..ToolHints::NONE
+        };
+        let scopes = (0..text.count()?).map(|_| text.string()).collect::<Result<Vec<_>, _>>()?;
+        let count = text.count()?;
+        if count != self.param_schemas.len() || count != self.param_kinds.len() {
+            return Err(format!(
+                "{count} parameters described, {} schemas and {} kinds given",
+                self.param_schemas.len(),
+                self.param_kinds.len()
+            ));
+        }
+        let mut params = Vec::with_capacity(count);
+        for (schema, is_param) in self.param_schemas.iter().zip(self.param_kinds) {
+            params.push(ParamDescriptor {
+                name: text.string()?,
+                is_param: *is_param,
+                description: text.optional_string()?,
+                header: text.optional_string()?,
+                required: text.flag()?,
+                default: None,
+                rules: &[],
+                schema: *schema,
+            });
+        }
+        if !text.0.is_empty() {
+            return Err(format!("{} bytes left over", text.0.len()));
+        }
+        Ok(MethodDescriptor {
+            name,
+            fn_name,
+            groups: self.groups,
+            summary,
+            description,
+            deprecated,
+            params: Box::leak(params.into_boxed_slice()),
+            output,
+            tool,
+            mcp: McpRole::Tool,
+            result_schema: self.result_schema,
+            invoke: self.invoke,
+            line: self.line,
+            scopes: Box::leak(scopes.into_boxed_slice()),
+            cache: None,
+            lock: None,
+            invalidates: &[],
+            errors: self.errors,
+        })
+    }
+}
+
+/// What is left of a compact method's text.
+struct Text(&'static str);
+
+impl Text {
+    fn byte(&mut self) -> Result<u8, String> {
+        let first = *self.0.as_bytes().first().ok_or("the text ends early")?;
+        // Every marker is ASCII, so one byte in is a character boundary.
+        self.0 = self.0.get(1..).ok_or("a marker is not ASCII")?;
+        Ok(first)
+    }
+
+    /// Digits up to `end`, as a number.
+    fn number(&mut self, end: char) -> Result<usize, String> {
+        let (digits, rest) = self.0.split_once(end).ok_or_else(|| format!("no `{end}` after a number"))?;
+        let number = digits.parse().map_err(|_| format!("`{digits}` is not a length"))?;
+        self.0 = rest;
+        Ok(number)
+    }
+
+    fn count(&mut self) -> Result<usize, String> {
+        self.number('#')
+    }
+
+    fn string(&mut self) -> Result<&'static str, String> {
+        let len = self.number(':')?;
+        let value = self.0.get(..len).ok_or_else(|| format!("a string of {len} bytes does not fit"))?;
+        self.0 = &self.0[len..];
+        Ok(value)
+    }
+
+    fn optional_string(&mut self) -> Result<Option<&'static str>, String> {
+        if self.0.starts_with('-') {
+            self.0 = &self.0[1..];
+            return Ok(None);
+        }
+        self.string().map(Some)
+    }
+
+    fn flag(&mut self) -> Result<bool, String> {
+        match self.byte()? {
+            b't' => Ok(true),
+            b'f' => Ok(false),
+            other => Err(format!("flag `{}`", char::from(other))),
+        }
+    }
+
+    fn optional_flag(&mut self) -> Result<Option<bool>, String> {
+        match self.byte()? {
+            b'-' => Ok(None),
+            b't' => Ok(Some(true)),
+            b'f' => Ok(Some(false)),
+            other => Err(format!("optional flag `{}`", char::from(other))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::descriptor::{InvokeResult, Invoked, ParamSchemaFn, ServiceInstance};
+
+    fn invoke(_: &ServiceInstance, _: serde_json::Map<String, serde_json::Value>, _: &crate::Context) -> Invoked {
+        Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test")))
+    }
+
+    fn no_schema(_: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        None
+    }
+
+    fn compact(text: &'static str, params: usize) -> CompactMethod {
+        const SCHEMAS: [ParamSchemaFn; 2] = [no_schema, no_schema];
+        CompactMethod {
+            text,
+            invoke,
+            result_schema: None,
+            errors: crate::__private::no_codes,
+            param_schemas: &SCHEMAS[..params],
+            param_kinds: &[true, false][..params],
+            groups: &[],
+            line: 7,
+        }
+    }
+
+    /// A string as the macro writes it.
+    fn s(text: &str) -> String {
+        format!("{}:{text}", text.len())
+    }
+
+    #[test]
+    fn every_field_is_read_in_order() {
+        // Texts holding the markers themselves: digits, `:`, `-`, `#`, and
+        // characters of more than one byte.
+        let text = [
+            s("Svc.get"),
+            s("get"),
+            s("1: a-b"),
+            "-".into(),
+            s("Ünï"),
+            "U".into(),
+            "-".into(),
+            "-t-f".into(),
+            "1#".into(),
+            s("rw"),
+            "2#".into(),
+            s("id"),
+            "-".into(),
+            s("X-Id"),
+            "t".into(),
+            s("limit"),
+            s("#1-:"),
+            "-".into(),
+            "f".into(),
+        ]
+        .concat();
+        let descriptor = compact(Box::leak(text.into_boxed_str()), 2).decode().expect("decodes");
+        assert_eq!(descriptor.name, "Svc.get");
+        assert_eq!(descriptor.fn_name, "get");
+        assert_eq!(descriptor.summary, Some("1: a-b"));
+        assert_eq!(descriptor.description, None);
+        assert_eq!(descriptor.deprecated, Some("Ünï"));
+        assert_eq!(descriptor.output, OutputKind::Unit);
+        assert_eq!(descriptor.tool.title, None);
+        assert_eq!(descriptor.tool.read_only_hint, None);
+        assert_eq!(descriptor.tool.destructive_hint, Some(true));
+        assert_eq!(descriptor.tool.idempotent_hint, None);
+        assert_eq!(descriptor.tool.open_world_hint, Some(false));
+        assert_eq!(descriptor.scopes, ["rw"]);
+        assert_eq!(descriptor.params.len(), 2);
+        let [id, limit] = descriptor.params else { panic!("two parameters") };
+        assert_eq!((id.name, id.description, id.header), ("id", None, Some("X-Id")));
+        assert!(id.required && id.is_param);
+        assert_eq!((limit.name, limit.description, limit.header), ("limit", Some("#1-:"), None));
+        assert!(!limit.required && !limit.is_param);
+        assert_eq!(descriptor.line, 7);
+        assert!(matches!(descriptor.mcp, McpRole::Tool));
+        assert!(descriptor.cache.is_none() && descriptor.lock.is_none() && descriptor.invalidates.is_empty());
+    }
+
+    #[test]
+    fn a_damaged_text_is_an_error_not_a_panic() {
+        for (text, problem) in [
+            ("", "no `:` after a number"),
+            ("99:short", "does not fit"),
+            ("1:Ü", "does not fit"),
+            ("1:a1:b---X", "output kind `X`"),
+            ("1:a1:b---V-?", "optional flag `?`"),
+            ("1:a1:b---V-----0#1#", "1 parameters described, 0 schemas"),
+            ("1:a1:b---V-----0#0#x", "1 bytes left over"),
+            ("x:a", "`x` is not a length"),
+        ] {
+            let error = compact(text, 0).decode().expect_err(text);
+            assert!(error.contains(problem), "{text:?}: {error}");
+        }
+    }
+}
