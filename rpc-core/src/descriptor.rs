@@ -113,7 +113,7 @@ pub struct CompactMethod {
     pub errors: fn() -> &'static [ErrorCode],
     /// Each argument's schema function, in order.
     pub param_schemas: &'static [ParamSchemaFn],
-    /// Whether each argument is a parameter (not a [`Context`](crate::Context)).
+    /// Whether each argument is a parameter (not a [`Context`]).
     pub param_kinds: &'static [bool],
     /// API groups the method belongs to.
     pub groups: &'static [GroupRef],
