@@ -194,27 +194,27 @@ impl Method {
                     };
                 });
             }
-            let required = p.default.is_none() && !p.optional;
-            let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
-            // Only the fields that differ from `PARAM`, the base: fewer
-            // expressions for the compiler to check, per parameter.
-            let mut fields = Fields::default();
-            if let Some((header, header_span)) = &p.header {
-                fields.some("header", Some(header));
+            if let Some((_, header_span)) = &p.header {
                 let check = quote_spanned!(*header_span=> #k::assert_header::<#ty>);
                 header_checks.push(quote!(#check();));
             }
-            fields.some("description", p.description.as_deref());
-            if p.default.is_some() {
-                fields.set("default", default_desc);
-            }
-            fields.list("rules", p.rules.iter().map(|r| r.expr(k)));
             rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
+            let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
             let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
             if compact.is_some() {
                 param_schemas.push(schema);
                 param_kinds.push(is_param);
             } else {
+                // Only the fields that differ from `PARAM`, the base: fewer
+                // expressions for the compiler to check, per parameter.
+                let required = p.default.is_none() && !p.optional;
+                let mut fields = Fields::default();
+                fields.some("header", p.header.as_ref().map(|(header, _)| header));
+                fields.some("description", p.description.as_deref());
+                if p.default.is_some() {
+                    fields.set("default", default_desc);
+                }
+                fields.list("rules", p.rules.iter().map(|r| r.expr(k)));
                 param_descs.push(quote! {
                     #k::ParamDescriptor {
                         name: #pname,

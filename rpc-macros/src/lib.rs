@@ -14,6 +14,7 @@ mod docs;
 mod error_derive;
 mod errors;
 mod fields;
+mod impl_block;
 mod krate;
 mod method;
 mod method_attrs;

@@ -51,7 +51,7 @@ fn misplaced(kind: &str, ident: &Ident) -> String {
 /// Expands `#[rpc::service(args)] item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let mut item: ItemImpl = match syn::parse2(item.clone()) {
+    let mut item: ItemImpl = match crate::impl_block::parse(item.clone()) {
         Ok(item) => item,
         Err(e) => {
             let message = match syn::parse2::<syn::Item>(item.clone()) {
