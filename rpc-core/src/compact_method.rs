@@ -64,7 +64,7 @@ impl CompactMethod {
 
     /// The descriptor the text and functions describe. Its parameter and
     /// scope lists are allocated for the life of the process.
-    pub fn decode(&self) -> Result<MethodDescriptor, String> {
+    pub(crate) fn decode(&self) -> Result<MethodDescriptor, String> {
         let mut text = Text(self.text);
         let name = text.string()?;
         let fn_name = text.string()?;
