@@ -1,88 +1,92 @@
 //! Parsing the `impl` block `#[rpc::service]` is on, with its methods'
 //! bodies left as they came: the macro reads attributes and signatures
-//! only, and parsing every statement of every body (syn's `ItemImpl`) was
-//! the largest part of its own time, growing with the bodies. A body is
-//! kept as its tokens (a verbatim item inside the block) and written back
-//! unchanged; the compiler has already parsed it.
+//! only. Parsing every statement of every body (syn's `ItemImpl`), and
+//! before that handing each of their tokens over from the compiler, was
+//! the largest part of the macro's time, and grew with the bodies.
+//!
+//! Each method's body (the first top-level `{ .. }` after its `fn`, outside
+//! generic arguments, before any `;`) is set aside unopened and replaced
+//! by `{}`; syn parses what is left; each method then gets its body back
+//! as tokens (a verbatim item inside its block), written back unchanged.
+//! When the bodies set aside and the methods syn found do not match one
+//! to one, syn parses the block whole, as before.
 
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
-use syn::parse::discouraged::Speculative;
-use syn::parse::{ParseStream, Parser};
-use syn::{Attribute, Block, FnModifiers, ImplItem, ImplItemFn, Item, ItemImpl, Signature, Stmt, Token, token};
+use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
+use syn::{ImplItem, Item, ItemImpl, Stmt, token};
 
 /// `tokens` as an `impl` block whose methods' bodies are unparsed.
 pub fn parse(tokens: TokenStream) -> syn::Result<ItemImpl> {
-    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
-    // An `impl` item ends with its braces; the header before them is
-    // parsed with an empty body, the items one by one.
-    let body = match trees.pop() {
-        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => group,
-        other => {
-            trees.extend(other);
-            return syn::parse2(trees.into_iter().collect());
-        }
+    let mut trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    // An `impl` item ends with its braces: the items are inside them.
+    let Some(TokenTree::Group(block)) = trees.pop().filter(is_brace) else {
+        return syn::parse2(tokens);
     };
-    let mut header: TokenStream = trees.into_iter().collect();
-    header.extend([TokenTree::Group(Group::new(Delimiter::Brace, TokenStream::new()))]);
-    let mut item: ItemImpl = syn::parse2(header)?;
-    item.brace_token = token::Brace(body.delim_span());
-    item.items = items.parse2(body.stream())?;
+    let (items, bodies) = set_bodies_aside(block.stream());
+    let mut emptied = Group::new(Delimiter::Brace, items);
+    emptied.set_span(block.span());
+    trees.push(TokenTree::Group(emptied));
+    let mut item: ItemImpl = syn::parse2(trees.into_iter().collect())?;
+    item.brace_token = token::Brace(block.delim_span());
+    let mut bodies = bodies.into_iter();
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else { continue };
+        match bodies.next() {
+            Some(body) if method.block.stmts.is_empty() => {
+                method.block.brace_token = token::Brace(body.delim_span());
+                method.block.stmts = vec![Stmt::Item(Item::Verbatim(body.stream()))];
+            }
+            _ => return syn::parse2(tokens),
+        }
+    }
+    if bodies.next().is_some() {
+        return syn::parse2(tokens);
+    }
     Ok(item)
 }
 
-fn items(input: ParseStream) -> syn::Result<Vec<ImplItem>> {
-    let mut items = Vec::new();
-    while !input.is_empty() {
-        items.push(item(input)?);
-    }
-    Ok(items)
+fn is_brace(tree: &TokenTree) -> bool {
+    matches!(tree, TokenTree::Group(group) if group.delimiter() == Delimiter::Brace)
 }
 
-/// A method with its body as tokens, or any other item, parsed. A method
-/// is read once, ahead (`advance_to`); only another item (a constant, a
-/// type, a macro) is read again, by syn.
-fn item(input: ParseStream) -> syn::Result<ImplItem> {
-    let ahead = input.fork();
-    match method(&ahead) {
-        Ok(Some(method)) => {
-            input.advance_to(&ahead);
-            Ok(ImplItem::Fn(method))
+/// The items with each method's body replaced by `{}` (same span), and
+/// the bodies, in order.
+fn set_bodies_aside(items: TokenStream) -> (TokenStream, Vec<Group>) {
+    let mut out = Vec::new();
+    let mut bodies = Vec::new();
+    // After a `fn`: looking for its body; `angles` counts open `<`.
+    let mut in_fn = false;
+    let mut angles = 0usize;
+    let mut previous_joint_minus = false;
+    for tree in items {
+        let mut joint_minus = false;
+        match &tree {
+            TokenTree::Ident(ident) if ident == "fn" && !in_fn => {
+                in_fn = true;
+                angles = 0;
+            }
+            TokenTree::Punct(punct) if in_fn => match punct.as_char() {
+                '<' => angles += 1,
+                // `->` is a `-` joined to a `>`, not a closing angle.
+                '>' if !previous_joint_minus => angles = angles.saturating_sub(1),
+                '-' => joint_minus = punct.spacing() == Spacing::Joint,
+                ';' if angles == 0 => in_fn = false,
+                _ => {}
+            },
+            TokenTree::Group(group) if in_fn && angles == 0 && group.delimiter() == Delimiter::Brace => {
+                in_fn = false;
+                let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+                empty.set_span(group.span());
+                bodies.push(group.clone());
+                out.push(TokenTree::Group(empty));
+                previous_joint_minus = false;
+                continue;
+            }
+            _ => {}
         }
-        Ok(None) | Err(_) => input.parse(),
+        previous_joint_minus = joint_minus;
+        out.push(tree);
     }
-}
-
-/// A method whose body is kept as tokens, or `None` when the item is not
-/// a method with a body.
-fn method(input: ParseStream) -> syn::Result<Option<ImplItemFn>> {
-    let mut attrs = input.call(Attribute::parse_outer)?;
-    let vis = input.parse()?;
-    let mut modifiers = FnModifiers::default();
-    modifiers.defaultness = input.parse()?;
-    if !(input.peek(Token![fn])
-        || input.peek(Token![const])
-        || input.peek(Token![async])
-        || input.peek(Token![unsafe])
-        || input.peek(Token![extern]))
-    {
-        return Ok(None);
-    }
-    let sig: Signature = input.parse()?;
-    if !input.peek(token::Brace) {
-        return Ok(None);
-    }
-    let body: Group = input.parse()?;
-    // Inner attributes (`#![...]` at the top of the body) belong to the
-    // method, as syn has them: the rest is kept as it came.
-    let (inner, rest) = (|body: ParseStream| {
-        let inner = body.call(Attribute::parse_inner)?;
-        let rest: TokenStream = body.parse()?;
-        Ok((inner, rest))
-    })
-    .parse2(body.stream())?;
-    attrs.extend(inner);
-    let block = Block { brace_token: token::Brace(body.delim_span()), stmts: vec![Stmt::Item(Item::Verbatim(rest))] };
-    Ok(Some(ImplItemFn { attrs, vis, modifiers, sig, block }))
+    (out.into_iter().collect(), bodies)
 }
 
 #[cfg(test)]
@@ -96,29 +100,84 @@ mod tests {
             impl<T> Service<T> where T: Clone {
                 /// One.
                 #[mcp_tool(title = "x")]
-                pub async fn one(&self, #[rpc(header)] id: u64) -> Result<Foo<{ 1 + 1 }>, E> {
+                pub async fn one(&self, #[rpc(header)] id: u64) -> Result<Foo<{ 1 + 1 }>, E> where E: Into<Bar<{ 2 }>> {
                     #![allow(unused)]
                     let x = { id + 1 };
                     match x { 0 => {} _ => {} }
                     Ok(todo!())
                 }
                 const LIMIT: usize = { 3 };
-                fn two(&self) {}
+                fn two(&self) -> Vec<Vec<u8>> { vec![] }
                 type Alias = u8;
-                pub(crate) unsafe fn three() -> impl Fn() { || {} }
+                pub(crate) unsafe fn three() -> fn(u8) -> impl Fn() { || {} }
+                m! { fn inside() {} }
+                fn four(&self) -> u8 { 4 }
             }
         };
         let parsed = super::parse(block.clone()).expect("parses");
-        assert_eq!(parsed.items.len(), 5);
-        assert!(matches!(parsed.items[1], syn::ImplItem::Const(_)));
+        assert_eq!(parsed.items.len(), 7);
+        let syn::ImplItem::Const(limit) = &parsed.items[1] else { panic!("a constant") };
+        assert_eq!(limit.expr.to_token_stream().to_string(), "{ 3 }");
         let syn::ImplItem::Fn(one) = &parsed.items[0] else { panic!("a method") };
         assert_eq!(one.sig.ident, "one");
-        assert_eq!(one.attrs.len(), 3, "with the inner attribute, as syn has it");
-        assert_eq!(parsed.to_token_stream().to_string(), block.to_string());
-        // syn itself would write the closure's `||` as `| |`: a body is
-        // kept as it came.
+        assert_eq!(one.attrs.len(), 2, "the inner attribute stays in the body");
+        let bodies: Vec<String> = parsed
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::ImplItem::Fn(method) => Some(method.block.to_token_stream().to_string()),
+                _ => None,
+            })
+            .collect();
+        let original = |body: proc_macro2::TokenStream| body.to_string();
+        assert_eq!(
+            bodies,
+            [
+                original(quote!(
+                    {
+                        #![allow(unused)]
+                        let x = { id + 1 };
+                        match x {
+                            0 => {}
+                            _ => {}
+                        }
+                        Ok(todo!())
+                    }
+                )),
+                original(quote!({ vec![] })),
+                // syn itself would write the closure's `||` as `| |`: a
+                // body is kept as it came.
+                original(quote!({ || {} })),
+                original(quote!({ 4 })),
+            ]
+        );
+        // The rest as syn writes it (`>>` as `> >`).
         let reparsed: syn::ItemImpl = syn::parse2(block.clone()).expect("syn parses it too");
-        assert_ne!(reparsed.to_token_stream().to_string(), block.to_string());
+        let without_bodies = |item: &syn::ItemImpl| {
+            let mut item = item.clone();
+            for impl_item in &mut item.items {
+                if let syn::ImplItem::Fn(method) = impl_item {
+                    method.block.stmts.clear();
+                    method.attrs.retain(|a| matches!(a.style, syn::AttrStyle::Outer));
+                }
+            }
+            item.to_token_stream().to_string()
+        };
+        assert_eq!(without_bodies(&parsed), without_bodies(&reparsed));
+    }
+
+    #[test]
+    fn a_method_without_a_body_takes_none_of_the_next_ones() {
+        let block = quote! {
+            impl S {
+                fn declared(&self) -> u8;
+                fn defined(&self) -> u8 { 1 }
+            }
+        };
+        let parsed = super::parse(block.clone()).expect("parses");
+        assert!(matches!(parsed.items[0], syn::ImplItem::Verbatim(_)), "syn's form of a method without a body");
+        let syn::ImplItem::Fn(defined) = &parsed.items[1] else { panic!("a method") };
+        assert_eq!(defined.block.to_token_stream().to_string(), "{ 1 }");
     }
 
     #[test]
