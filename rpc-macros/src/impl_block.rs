@@ -9,10 +9,12 @@
 //! by `{}`; syn parses what is left; each method then gets its body back
 //! as tokens (a verbatim item inside its block), written back unchanged.
 //! When the bodies set aside and the methods syn found do not match one
-//! to one, syn parses the block whole, as before.
+//! to one, syn parses the block whole, as before. Inner attributes at the
+//! top of a body (`#![..]`, `//!`) still belong to the method, as in syn.
 
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
-use syn::{ImplItem, Item, ItemImpl, Stmt, token};
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, ImplItem, Item, ItemImpl, Stmt, token};
 
 /// `tokens` as an `impl` block whose methods' bodies are unparsed.
 pub fn parse(tokens: TokenStream) -> syn::Result<ItemImpl> {
@@ -32,8 +34,10 @@ pub fn parse(tokens: TokenStream) -> syn::Result<ItemImpl> {
         let ImplItem::Fn(method) = impl_item else { continue };
         match bodies.next() {
             Some(body) if method.block.stmts.is_empty() => {
+                let (inner, rest) = inner_attributes(&body)?;
+                method.attrs.extend(inner);
                 method.block.brace_token = token::Brace(body.delim_span());
-                method.block.stmts = vec![Stmt::Item(Item::Verbatim(body.stream()))];
+                method.block.stmts = vec![Stmt::Item(Item::Verbatim(rest))];
             }
             _ => return syn::parse2(tokens),
         }
@@ -42,6 +46,23 @@ pub fn parse(tokens: TokenStream) -> syn::Result<ItemImpl> {
         return syn::parse2(tokens);
     }
     Ok(item)
+}
+
+/// The inner attributes at the top of a method's body (`#![..]`, `//!`),
+/// which belong to the method as syn has them, and the rest of the body.
+/// A body whose source has no `#!`, `//!` or `/*!` has none, and is not
+/// opened.
+fn inner_attributes(body: &Group) -> syn::Result<(Vec<Attribute>, TokenStream)> {
+    let marked = |text: String| ["#!", "//!", "/*!"].iter().any(|mark| text.contains(mark));
+    if body.span().source_text().is_some_and(|text| !marked(text)) {
+        return Ok((Vec::new(), body.stream()));
+    }
+    (|body: ParseStream| {
+        let inner = body.call(Attribute::parse_inner)?;
+        let rest: TokenStream = body.parse()?;
+        Ok((inner, rest))
+    })
+    .parse2(body.stream())
 }
 
 fn is_brace(tree: &TokenTree) -> bool {
@@ -120,7 +141,8 @@ mod tests {
         assert_eq!(limit.expr.to_token_stream().to_string(), "{ 3 }");
         let syn::ImplItem::Fn(one) = &parsed.items[0] else { panic!("a method") };
         assert_eq!(one.sig.ident, "one");
-        assert_eq!(one.attrs.len(), 2, "the inner attribute stays in the body");
+        assert_eq!(one.attrs.len(), 3, "with the inner attribute, as syn has it");
+        assert!(one.to_token_stream().to_string().contains("{ # ! [allow (unused)] let x"), "written back in the body");
         let bodies: Vec<String> = parsed
             .items
             .iter()
@@ -133,17 +155,14 @@ mod tests {
         assert_eq!(
             bodies,
             [
-                original(quote!(
-                    {
-                        #![allow(unused)]
-                        let x = { id + 1 };
-                        match x {
-                            0 => {}
-                            _ => {}
-                        }
-                        Ok(todo!())
+                original(quote!({
+                    let x = { id + 1 };
+                    match x {
+                        0 => {}
+                        _ => {}
                     }
-                )),
+                    Ok(todo!())
+                })),
                 original(quote!({ vec![] })),
                 // syn itself would write the closure's `||` as `| |`: a
                 // body is kept as it came.

@@ -3,7 +3,9 @@
 //! the format's own markers, characters of several bytes, every flag, a
 //! header, a `Context` argument, scopes, a unit result. Each method has a
 //! twin the macro writes out as its descriptor (`task = forbidden`, the
-//! default said aloud, takes that path): both must describe the same.
+//! default said aloud, takes that path): both must describe the same. And
+//! the bodies the macro leaves unopened: a doc comment inside one still
+//! describes its method.
 
 use mcp::mcp_tool;
 use rpc::{MethodDescriptor, Registry};
@@ -69,6 +71,16 @@ impl Markers {
     /// -
     #[mcp_tool(task = forbidden)]
     pub fn unit_written_out(&self) {}
+
+    pub fn inner_doc(&self) -> u8 {
+        //! Documented inside its body.
+        1
+    }
+
+    /// Says `#!` only in its body.
+    pub fn shebang(&self) -> &'static str {
+        "#!/bin/sh"
+    }
 
     #[rpc::info(undocumented)]
     pub fn bare(&self, n: i64) -> i64 {
@@ -164,6 +176,15 @@ fn a_compact_method_reads_back_as_the_descriptor_written_out() {
         ]
     );
     assert_eq!(descriptor(&registry, "m-1.unit").output, rpc::OutputKind::Unit);
+}
+
+#[test]
+fn a_doc_comment_inside_a_body_still_describes_its_method() {
+    // The macro leaves bodies unopened unless their source holds `#!`,
+    // `//!` or `/*!`: then it reads their inner attributes, as syn does.
+    let registry = Registry::builder().service(Markers).build().expect("registry");
+    assert_eq!(descriptor(&registry, "m-1.inner_doc").summary, Some("Documented inside its body."));
+    assert_eq!(descriptor(&registry, "m-1.shebang").summary, Some("Says `#!` only in its body."));
 }
 
 #[test]
