@@ -146,7 +146,7 @@ impl Text {
     /// Digits up to `end`, as a number.
     fn number(&mut self, end: char) -> Result<usize, String> {
         let (digits, rest) = self.0.split_once(end).ok_or_else(|| format!("no `{end}` after a number"))?;
-        let number = digits.parse().map_err(|_| format!("`{digits}` is not a length"))?;
+        let number = digits.parse().map_err(|_| format!("`{digits}` is not a number"))?;
         self.0 = rest;
         Ok(number)
     }
@@ -280,7 +280,7 @@ mod tests {
             ("1:a1:b---V-?", "optional flag `?`"),
             ("1:a1:b---V-----0#1#", "1 parameters described, 0 schemas"),
             ("1:a1:b---V-----0#0#x", "1 bytes left over"),
-            ("x:a", "`x` is not a length"),
+            ("x:a", "`x` is not a number"),
         ] {
             let error = compact(text, 0).decode().expect_err(text);
             assert!(error.contains(problem), "{text:?}: {error}");

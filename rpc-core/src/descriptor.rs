@@ -98,9 +98,9 @@ pub enum MethodSlot {
     Compact(CompactMethod),
 }
 
-/// A method's descriptor as one string (its texts and flags, see the
-/// `compact_method` module's documentation) and the parts that are functions or name
-/// types.
+/// A method's descriptor as one string (its texts and flags: see the
+/// `compact_method` module's documentation) beside the parts that are
+/// functions or name types.
 #[derive(Debug)]
 pub struct CompactMethod {
     /// The texts and flags, encoded.
