@@ -74,25 +74,42 @@ fn is_brace(tree: &TokenTree) -> bool {
 fn set_bodies_aside(items: TokenStream) -> (TokenStream, Vec<Group>) {
     let mut out = Vec::new();
     let mut bodies = Vec::new();
-    // After a `fn`: looking for its body; `angles` counts open `<`.
+    // Where an item may start (a `fn` there begins a method, not a type
+    // such as `const F: fn() -> u8 = { .. }`'s); after a method's `fn`:
+    // looking for its body, with `angles` open `<`.
+    let mut item_start = true;
     let mut in_fn = false;
     let mut angles = 0usize;
     let mut previous_joint_minus = false;
     for tree in items {
         let mut joint_minus = false;
+        let mut starts_item = false;
         match &tree {
-            TokenTree::Ident(ident) if ident == "fn" && !in_fn => {
-                in_fn = true;
-                angles = 0;
+            TokenTree::Ident(ident) if !in_fn => {
+                if ident == "fn" && item_start {
+                    in_fn = true;
+                    angles = 0;
+                } else {
+                    // Qualifiers keep an item's start: `pub`, `async`, `const fn` ...
+                    starts_item = item_start
+                        && ["pub", "async", "const", "unsafe", "extern", "default", "safe", "crate"]
+                            .iter()
+                            .any(|word| ident == word);
+                }
             }
             TokenTree::Punct(punct) if in_fn => match punct.as_char() {
                 '<' => angles += 1,
                 // `->` is a `-` joined to a `>`, not a closing angle.
                 '>' if !previous_joint_minus => angles = angles.saturating_sub(1),
                 '-' => joint_minus = punct.spacing() == Spacing::Joint,
-                ';' if angles == 0 => in_fn = false,
+                ';' if angles == 0 => {
+                    in_fn = false;
+                    starts_item = true;
+                }
                 _ => {}
             },
+            // `;` ends an item; `#` begins an attribute, kept with its `[..]`.
+            TokenTree::Punct(punct) => starts_item = punct.as_char() == ';' || punct.as_char() == '#',
             TokenTree::Group(group) if in_fn && angles == 0 && group.delimiter() == Delimiter::Brace => {
                 in_fn = false;
                 let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
@@ -100,9 +117,23 @@ fn set_bodies_aside(items: TokenStream) -> (TokenStream, Vec<Group>) {
                 bodies.push(group.clone());
                 out.push(TokenTree::Group(empty));
                 previous_joint_minus = false;
+                item_start = true;
                 continue;
             }
+            // An attribute's `[..]`, `pub(crate)`'s `(..)` and an ABI keep
+            // an item's start; an item's closing `{ .. }` begins the next.
+            TokenTree::Group(group) if !in_fn => {
+                starts_item = match group.delimiter() {
+                    Delimiter::Brace => true,
+                    Delimiter::Bracket | Delimiter::Parenthesis => item_start,
+                    Delimiter::None => false,
+                };
+            }
+            TokenTree::Literal(_) if !in_fn => starts_item = item_start,
             _ => {}
+        }
+        if !in_fn {
+            item_start = starts_item;
         }
         previous_joint_minus = joint_minus;
         out.push(tree);
@@ -132,13 +163,21 @@ mod tests {
                 type Alias = u8;
                 pub(crate) unsafe fn three() -> fn(u8) -> impl Fn() { || {} }
                 m! { fn inside() {} }
-                fn four(&self) -> u8 { 4 }
+                const F: fn() -> u8 = { Self::f };
+                type G = fn(u8) -> u8;
+                #[inline] pub(crate) extern "C" fn four(&self) -> u8 { 4 }
             }
         };
         let parsed = super::parse(block.clone()).expect("parses");
-        assert_eq!(parsed.items.len(), 7);
+        assert_eq!(parsed.items.len(), 9);
         let syn::ImplItem::Const(limit) = &parsed.items[1] else { panic!("a constant") };
         assert_eq!(limit.expr.to_token_stream().to_string(), "{ 3 }");
+        let syn::ImplItem::Const(f) = &parsed.items[6] else { panic!("a constant") };
+        assert_eq!(
+            f.expr.to_token_stream().to_string(),
+            "{ Self :: f }",
+            "a constant of a function type keeps its value"
+        );
         let syn::ImplItem::Fn(one) = &parsed.items[0] else { panic!("a method") };
         assert_eq!(one.sig.ident, "one");
         assert_eq!(one.attrs.len(), 3, "with the inner attribute, as syn has it");
