@@ -4,8 +4,9 @@
 //! before that handing each of their tokens over from the compiler, was
 //! the largest part of the macro's time, and grew with the bodies.
 //!
-//! Each method's body (the first top-level `{ .. }` after its `fn`, outside
-//! generic arguments, before any `;`) is set aside unopened and replaced
+//! Each method's body (the first top-level `{ .. }` after a `fn` that
+//! begins an item, outside generic arguments, before any `;`) is set aside
+//! unopened and replaced
 //! by `{}`; syn parses what is left; each method then gets its body back
 //! as tokens (a verbatim item inside its block), written back unchanged.
 //! When the bodies set aside and the methods syn found do not match one
