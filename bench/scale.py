@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/scale.py — issue 19's measurements beyond one call's throughput.
 
-    bench/scale.py [PART ...]      PART: compile startup list batch sessions soak stdio
+    bench/scale.py [PART ...]      PART: compile rustc startup list batch sessions soak stdio
                                    (default: all of them, in that order)
 
 Each part prints its figures and the target they are held against:
@@ -11,6 +11,12 @@ Each part prints its figures and the target they are held against:
             without them (SCALE_ANNOTATED=0): the ratio of the medians of 3;
             once with methods that are not `async`, once with `async` ones
             (SCALE_ASYNC=1); and the same for rmcp's peer.
+* rustc     the same builds as `compile` (not incremental), counted in rustc's
+            instructions (callgrind around rustc for the fixture alone, through
+            bench/rustc_callgrind.sh): figures that do not move with the machine,
+            to compare builds by. The target is `compile`'s ratio in seconds; this
+            one is higher (rustc's fixed costs take time, few instructions, and
+            LLVM's threads add instructions, not time).
 * startup   the release fixture with 1,000 annotated methods (SCALE_METHODS=1000):
             time from spawning it until it prints `listening on`, and until it
             has answered its first `tools/list`; median of 10.
@@ -122,6 +128,35 @@ def compile_time():
         with_, without = compile_times(peer_build)
         print(f"compile: the same 200 {kind} methods as rmcp 3.11 tools, debug, crate alone: annotated {with_:.2f} s, "
               f"plain {without:.2f} s, ratio {with_ / without:.2f}")
+
+
+def rustc_instructions(annotated, asyncness):
+    """Instructions rustc runs for the fixture's library with 200 methods
+    (callgrind, through bench/rustc_callgrind.sh; non-incremental): the same
+    on every run, where wall time moves with the machine."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "rustc.callgrind")
+        os.utime(os.path.join(HERE, "scale/src/lib.rs"))
+        cargo("build", "-q", "-p", "scale", "--lib", env={
+            "SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness,
+            "CARGO_INCREMENTAL": "0", "RUSTC_WRAPPER": os.path.join(HERE, "rustc_callgrind.sh"),
+            "SCALE_CALLGRIND_OUT": out})
+        with open(out) as profile:
+            for line in profile:
+                if line.startswith("totals:"):
+                    return int(line.split()[1])
+    raise SystemExit("scale.py: callgrind wrote no totals for the fixture")
+
+
+def rustc_cost():
+    """The compile-time ratio in rustc's instructions (the crate alone, as
+    `compile` measures it in seconds)."""
+    for asyncness in ("0", "1"):
+        kind = "async" if asyncness == "1" else "sync"
+        with_, without = rustc_instructions("1", asyncness), rustc_instructions("0", asyncness)
+        print(f"rustc: 200 {kind} methods, debug, crate alone: annotated {with_ / 1e9:.3f} G instructions, "
+              f"plain {without / 1e9:.3f} G, ratio {with_ / without:.2f}")
+    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1", "SCALE_ASYNC": "0"})
 
 
 def modern_list(cursor=None):
@@ -408,7 +443,7 @@ def stdio_slow_reader(count=60_000, size=8000):
           f"server RSS {stalled / 2**20:.1f} MiB while stalled, {after / 2**20:.1f} MiB after (target: flat)")
 
 
-PARTS = {"compile": compile_time, "startup": startup, "list": list_cost, "batch": batch, "sessions": sessions,
+PARTS = {"compile": compile_time, "rustc": rustc_cost, "startup": startup, "list": list_cost, "batch": batch, "sessions": sessions,
          "soak": soak, "stdio": stdio}
 
 
