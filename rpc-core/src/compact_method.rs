@@ -9,24 +9,30 @@
 //! through constant evaluation, promotion and borrow checking, which cost
 //! it about as much as the rest of an annotated method together; a string
 //! literal costs it one token (BENCHMARKS.md, run 35). A method with an
-//! MCP role other than a tool, a cache, lock or invalidation policy, a
-//! parameter default or rules, or a tool attribute beyond the title and
-//! the four hints is written out as before.
+//! MCP role other than a tool, parameter rules, or a tool attribute beyond
+//! the title and the four hints is written out as before.
 //!
 //! The text is written by the macro of the same version as this decoder.
 //! Each field in order: a string is `<bytes>:<text>`, an optional string
 //! `-` or a string, a flag `t` or `f`, an optional flag `-`, `t` or `f`,
-//! a count `<n>#`:
+//! a count or a number of seconds `<n>#`:
 //!
 //! name, fn name, summary?, description?, deprecated?, output (`V` value,
 //! `U` unit), title?, read-only?, destructive?, idempotent?, open-world?,
 //! scopes (count, then each), parameters (count, then each: name,
-//! description?, header?, required).
+//! description?, header?, required), cache (`-`, or `C`, its ttl, then the
+//! count of its environments and each one's name: `Dev`, `Test`, `Prod`),
+//! lock (`-`, or `L`, its parameter?, its ttl), invalidated methods
+//! (count, then each: name, warm up).
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use crate::descriptor::{CompactMethod, MethodDescriptor, MethodSlot, OutputKind, ParamDescriptor, ToolHints};
+use crate::descriptor::{
+    CachePolicy, CompactMethod, LockPolicy, MethodDescriptor, MethodSlot, OutputKind, ParamDescriptor, Relation,
+    ToolHints,
+};
+use crate::error::Environment;
 use crate::mcp_role::McpRole;
 
 impl MethodSlot {
@@ -93,19 +99,40 @@ impl CompactMethod {
                 self.param_kinds.len()
             ));
         }
+        if !self.param_defaults.is_empty() && self.param_defaults.len() != count {
+            return Err(format!("{count} parameters described, {} defaults given", self.param_defaults.len()));
+        }
         let mut params = Vec::with_capacity(count);
-        for (schema, is_param) in self.param_schemas.iter().zip(self.param_kinds) {
+        for (index, (schema, is_param)) in self.param_schemas.iter().zip(self.param_kinds).enumerate() {
             params.push(ParamDescriptor {
                 name: text.string()?,
                 is_param: *is_param,
                 description: text.optional_string()?,
                 header: text.optional_string()?,
                 required: text.flag()?,
-                default: None,
+                default: self.param_defaults.get(index).copied().flatten(),
                 rules: &[],
                 schema: *schema,
             });
         }
+        let cache = match text.byte()? {
+            b'-' => None,
+            b'C' => {
+                let ttl_secs = text.seconds()?;
+                let environments =
+                    (0..text.count()?).map(|_| environment(text.string()?)).collect::<Result<Vec<_>, _>>()?;
+                Some(CachePolicy { ttl_secs, environments: Box::leak(environments.into_boxed_slice()) })
+            }
+            other => return Err(format!("cache marker `{}`", char::from(other))),
+        };
+        let lock = match text.byte()? {
+            b'-' => None,
+            b'L' => Some(LockPolicy { param: text.optional_string()?, ttl_secs: text.seconds()? }),
+            other => return Err(format!("lock marker `{}`", char::from(other))),
+        };
+        let invalidates = (0..text.count()?)
+            .map(|_| Ok(Relation { method: text.string()?, warm_up: text.flag()? }))
+            .collect::<Result<Vec<_>, String>>()?;
         if !text.0.is_empty() {
             return Err(format!("{} bytes left over", text.0.len()));
         }
@@ -124,11 +151,21 @@ impl CompactMethod {
             invoke: self.invoke,
             line: self.line,
             scopes: Box::leak(scopes.into_boxed_slice()),
-            cache: None,
-            lock: None,
-            invalidates: &[],
+            cache,
+            lock,
+            invalidates: if invalidates.is_empty() { &[] } else { Box::leak(invalidates.into_boxed_slice()) },
             errors: self.errors,
         })
+    }
+}
+
+/// The environment a cache policy names.
+fn environment(name: &str) -> Result<Environment, String> {
+    match name {
+        "Dev" => Ok(Environment::Dev),
+        "Test" => Ok(Environment::Test),
+        "Prod" => Ok(Environment::Prod),
+        other => Err(format!("environment `{other}`")),
     }
 }
 
@@ -153,6 +190,11 @@ impl Text {
 
     fn count(&mut self) -> Result<usize, String> {
         self.number('#')
+    }
+
+    fn seconds(&mut self) -> Result<u64, String> {
+        let seconds = self.number('#')?;
+        u64::try_from(seconds).map_err(|_| format!("{seconds} seconds"))
     }
 
     fn string(&mut self) -> Result<&'static str, String> {
@@ -210,6 +252,7 @@ mod tests {
             errors: crate::__private::no_codes,
             param_schemas: &SCHEMAS[..params],
             param_kinds: &[true, false][..params],
+            param_defaults: &[],
             groups: &[],
             line: 7,
         }
@@ -244,6 +287,15 @@ mod tests {
             s("#1-:"),
             "-".into(),
             "f".into(),
+            "C60#2#".into(),
+            s("Dev"),
+            s("Prod"),
+            "L".into(),
+            s("id"),
+            "30#".into(),
+            "1#".into(),
+            s("Svc.list"),
+            "t".into(),
         ]
         .concat();
         let descriptor = compact(Box::leak(text.into_boxed_str()), 2).decode().expect("decodes");
@@ -267,7 +319,10 @@ mod tests {
         assert!(!limit.required && !limit.is_param);
         assert_eq!(descriptor.line, 7);
         assert!(matches!(descriptor.mcp, McpRole::Tool));
-        assert!(descriptor.cache.is_none() && descriptor.lock.is_none() && descriptor.invalidates.is_empty());
+        let cache = descriptor.cache.expect("a cache policy");
+        assert_eq!((cache.ttl_secs, cache.environments), (60, &[Environment::Dev, Environment::Prod][..]));
+        assert_eq!(descriptor.lock, Some(LockPolicy { param: Some("id"), ttl_secs: 30 }));
+        assert_eq!(descriptor.invalidates, [Relation { method: "Svc.list", warm_up: true }]);
     }
 
     #[test]
@@ -279,7 +334,11 @@ mod tests {
             ("1:a1:b---X", "output kind `X`"),
             ("1:a1:b---V-?", "optional flag `?`"),
             ("1:a1:b---V-----0#1#", "1 parameters described, 0 schemas"),
-            ("1:a1:b---V-----0#0#x", "1 bytes left over"),
+            ("1:a1:b---V-----0#0#--0#x", "1 bytes left over"),
+            ("1:a1:b---V-----0#0#X", "cache marker `X`"),
+            ("1:a1:b---V-----0#0#C1#1#4:Prot--0#", "environment `Prot`"),
+            ("1:a1:b---V-----0#0#-L-99999999999999999999#0#", "is not a number"),
+            ("1:a1:b---V-----0#0#--1#", "no `:` after a number"),
             ("x:a", "`x` is not a number"),
         ] {
             let error = compact(text, 0).decode().expect_err(text);

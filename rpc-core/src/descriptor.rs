@@ -115,6 +115,8 @@ pub struct CompactMethod {
     pub param_schemas: &'static [ParamSchemaFn],
     /// Whether each argument is a parameter (not a [`Context`]).
     pub param_kinds: &'static [bool],
+    /// Each argument's default, serialised; empty when none has one.
+    pub param_defaults: &'static [Option<fn() -> Value>],
     /// API groups the method belongs to.
     pub groups: &'static [GroupRef],
     /// Source line of the method.

@@ -30,8 +30,8 @@
 //!   the descriptor in one string (`crate::compact`) beside its functions,
 //!   its parameters' schema functions and kinds, and its groups, which the
 //!   compiler checks far faster than a typed descriptor; for a method with
-//!   an MCP role other than a tool, a policy, a parameter default or rules,
-//!   or tool attributes beyond the title and the hints, `Described`, its
+//!   an MCP role other than a tool, parameter rules, or tool attributes
+//!   beyond the title and the hints, `Described`, its
 //!   descriptor naming only the fields that differ from `__private::METHOD`
 //!   (and each parameter's from `__private::PARAM`). The slot is an entry
 //!   of the block's table (`__RPC_TABLE_<first method>`, a constant of the
@@ -143,6 +143,7 @@ impl Method {
         let mut param_descs = Vec::new();
         let mut param_schemas = Vec::new();
         let mut param_kinds = Vec::new();
+        let mut param_defaults = Vec::new();
         let mut binders = Vec::new();
         let mut header_checks = Vec::new();
         let mut rule_checks = TokenStream::new();
@@ -204,6 +205,7 @@ impl Method {
             if compact.is_some() {
                 param_schemas.push(schema);
                 param_kinds.push(is_param);
+                param_defaults.push(default_desc);
             } else {
                 // Only the fields that differ from `PARAM`, the base: fewer
                 // expressions for the compiler to check, per parameter.
@@ -376,6 +378,10 @@ impl Method {
                     None => quote!(::core::option::Option::None),
                 };
                 let errors = errors.unwrap_or_else(|| quote!(#k::no_codes));
+                // Defaults are rare: none written when no parameter has one.
+                if self.params.iter().all(|p| p.default.is_none()) {
+                    param_defaults.clear();
+                }
                 quote! {
                     #k::MethodSlot::Compact(#k::CompactMethod {
                         text: #text,
@@ -384,6 +390,7 @@ impl Method {
                         errors: #errors,
                         param_schemas: &[#(#param_schemas),*],
                         param_kinds: &[#(#param_kinds),*],
+                        param_defaults: &[#(#param_defaults),*],
                         groups: &[#(#groups),*],
                         line: #line,
                     })

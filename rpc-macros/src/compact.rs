@@ -5,15 +5,15 @@
 //! The format is rpc-core's (`compact_method`), field by field in the same
 //! order: a string is `<bytes>:<text>`, an optional string `-` or a
 //! string, a flag `t` or `f`, an optional flag `-`, `t` or `f`, a count
-//! `<n>#`.
+//! (or a number of seconds) `<n>#`.
 
 use crate::method::{Method, Output};
 use crate::role::Role;
 
 /// The text of `method` (whose Rust name is `fn_name`), or `None` when
 /// the method needs its descriptor written out: an MCP role other than a
-/// tool, a policy, a parameter default or rules, or a tool attribute
-/// beyond the title and the four hints.
+/// tool, parameter rules, or a tool attribute beyond the title and the
+/// four hints.
 pub fn text(method: &Method, fn_name: &str) -> Option<String> {
     let tool = &method.tool;
     let plain_tool = matches!(method.role, Role::Tool)
@@ -24,8 +24,7 @@ pub fn text(method: &Method, fn_name: &str) -> Option<String> {
         && method.output_schema.is_none()
         && method.meta.is_none()
         && method.icons.is_empty();
-    let plain_params = method.params.iter().all(|p| p.default.is_none() && p.rules.is_empty());
-    if !plain_tool || !plain_params || !method.policies.is_empty() {
+    if !plain_tool || method.params.iter().any(|p| !p.rules.is_empty()) {
         return None;
     }
     let mut text = Text::default();
@@ -52,6 +51,31 @@ pub fn text(method: &Method, fn_name: &str) -> Option<String> {
         text.optional_string(param.description.as_deref());
         text.optional_string(param.header.as_ref().map(|(header, _)| header.as_str()));
         text.flag(param.default.is_none() && !param.optional);
+    }
+    let policies = &method.policies;
+    match policies.cache() {
+        Some((ttl, environments)) => {
+            text.0.push('C');
+            text.count(usize::try_from(ttl).ok()?);
+            text.count(environments.len());
+            for environment in environments {
+                text.string(environment);
+            }
+        }
+        None => text.0.push('-'),
+    }
+    match policies.lock() {
+        Some((param, ttl)) => {
+            text.0.push('L');
+            text.optional_string(param);
+            text.count(usize::try_from(ttl).ok()?);
+        }
+        None => text.0.push('-'),
+    }
+    text.count(policies.invalidates().len());
+    for (name, warm_up) in policies.invalidates() {
+        text.string(name);
+        text.flag(*warm_up);
     }
     Some(text.0)
 }

@@ -273,9 +273,19 @@ impl Policies {
         out
     }
 
-    /// Whether the method has no cache, lock or invalidation policy.
-    pub fn is_empty(&self) -> bool {
-        self.cache.is_none() && self.lock.is_none() && self.invalidates.is_empty()
+    /// `#[rpc::cache]`: the ttl in seconds and the `Environment` variants.
+    pub fn cache(&self) -> Option<(u64, &[&'static str])> {
+        self.cache.as_ref().map(|(ttl, envs)| (*ttl, envs.as_slice()))
+    }
+
+    /// `#[rpc::lock]`: the keying parameter and the ttl in seconds.
+    pub fn lock(&self) -> Option<(Option<&str>, u64)> {
+        self.lock.as_ref().map(|(param, ttl)| (param.as_deref(), *ttl))
+    }
+
+    /// `#[rpc::invalidates]`: each method and whether it is warmed up.
+    pub fn invalidates(&self) -> &[(String, bool)] {
+        &self.invalidates
     }
 
     /// The descriptor fields `cache`, `lock` and `invalidates` that differ

@@ -1,7 +1,8 @@
 //! A method written as one string (`CompactMethod`, most methods) is read
 //! back into the descriptor the macro would have written out: texts with
 //! the format's own markers, characters of several bytes, every flag, a
-//! header, a `Context` argument, scopes, a unit result. Each method has a
+//! header, a `Context` argument, scopes, a unit result, a default, a cache,
+//! locks and invalidations. Each method has a
 //! twin the macro writes out as its descriptor (`task = forbidden`, the
 //! default said aloud, takes that path): both must describe the same. And
 //! the bodies the macro leaves unopened: a doc comment inside one still
@@ -72,6 +73,36 @@ impl Markers {
     #[mcp_tool(task = forbidden)]
     pub fn unit_written_out(&self) {}
 
+    /// Cached.
+    #[rpc::cache(ttl = 90, env(dev, prod))]
+    pub fn cached(&self, key: String, #[rpc(default = 7)] n: u32) -> String {
+        format!("{key}{n}")
+    }
+
+    /// Cached.
+    #[mcp_tool(task = forbidden)]
+    #[rpc::cache(ttl = 90, env(dev, prod))]
+    pub fn cached_written_out(&self, key: String, #[rpc(default = 7)] n: u32) -> String {
+        format!("{key}{n}")
+    }
+
+    /// Locked; invalidates.
+    #[rpc::lock(param = "key", ttl = 5)]
+    #[rpc::invalidates("m-1.cached", warm_up)]
+    #[rpc::invalidates("m-1.cached_written_out")]
+    pub fn writes(&self, key: String) {
+        let _ = key;
+    }
+
+    /// Locked; invalidates.
+    #[mcp_tool(task = forbidden)]
+    #[rpc::lock(param = "key", ttl = 5)]
+    #[rpc::invalidates("m-1.cached", warm_up)]
+    #[rpc::invalidates("m-1.cached_written_out")]
+    pub fn writes_written_out(&self, key: String) {
+        let _ = key;
+    }
+
     pub fn inner_doc(&self) -> u8 {
         //! Documented inside its body.
         1
@@ -105,13 +136,13 @@ fn described(d: &MethodDescriptor) -> String {
         .iter()
         .map(|p| {
             format!(
-                "{} param={} header={:?} description={:?} required={} default={} rules={:?} schema={:?}",
+                "{} param={} header={:?} description={:?} required={} default={:?} rules={:?} schema={:?}",
                 p.name,
                 p.is_param,
                 p.header,
                 p.description,
                 p.required,
-                p.default.is_some(),
+                p.default.map(|default| default()),
                 p.rules,
                 (p.schema)(&mut schemars::SchemaGenerator::default()),
             )
@@ -139,9 +170,13 @@ fn described(d: &MethodDescriptor) -> String {
 #[test]
 fn a_compact_method_reads_back_as_the_descriptor_written_out() {
     let registry = Registry::builder().service(Markers).build().expect("registry");
-    for (compact, written_out) in
-        [("texts", "texts_written_out"), ("unit", "unit_written_out"), ("bare", "bare_written_out")]
-    {
+    for (compact, written_out) in [
+        ("texts", "texts_written_out"),
+        ("unit", "unit_written_out"),
+        ("bare", "bare_written_out"),
+        ("cached", "cached_written_out"),
+        ("writes", "writes_written_out"),
+    ] {
         let a = descriptor(&registry, &format!("m-1.{compact}"));
         let b = descriptor(&registry, &format!("m-1.{written_out}"));
         assert_eq!((a.name, a.fn_name), (format!("m-1.{compact}").as_str(), compact));
@@ -176,6 +211,14 @@ fn a_compact_method_reads_back_as_the_descriptor_written_out() {
         ]
     );
     assert_eq!(descriptor(&registry, "m-1.unit").output, rpc::OutputKind::Unit);
+    let cached = descriptor(&registry, "m-1.cached");
+    let cache = cached.cache.expect("cached");
+    assert_eq!((cache.ttl_secs, cache.environments), (90, &[rpc::Environment::Dev, rpc::Environment::Prod][..]));
+    assert_eq!(cached.params[1].default.map(|default| default()), Some(serde_json::json!(7)));
+    let writes = descriptor(&registry, "m-1.writes");
+    assert_eq!(writes.lock.map(|lock| (lock.param, lock.ttl_secs)), Some((Some("key"), 5)));
+    let invalidated: Vec<_> = writes.invalidates.iter().map(|r| (r.method, r.warm_up)).collect();
+    assert_eq!(invalidated, [("m-1.cached", true), ("m-1.cached_written_out", false)]);
 }
 
 #[test]
