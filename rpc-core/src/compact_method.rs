@@ -181,7 +181,7 @@ impl Text {
     }
 
     /// Digits up to `end`, as a number.
-    fn number(&mut self, end: char) -> Result<usize, String> {
+    fn number<N: std::str::FromStr>(&mut self, end: char) -> Result<N, String> {
         let (digits, rest) = self.0.split_once(end).ok_or_else(|| format!("no `{end}` after a number"))?;
         let number = digits.parse().map_err(|_| format!("`{digits}` is not a number"))?;
         self.0 = rest;
@@ -193,8 +193,7 @@ impl Text {
     }
 
     fn seconds(&mut self) -> Result<u64, String> {
-        let seconds = self.number('#')?;
-        u64::try_from(seconds).map_err(|_| format!("{seconds} seconds"))
+        self.number('#')
     }
 
     fn string(&mut self) -> Result<&'static str, String> {

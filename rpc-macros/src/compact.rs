@@ -56,7 +56,7 @@ pub fn text(method: &Method, fn_name: &str) -> Option<String> {
     match policies.cache() {
         Some((ttl, environments)) => {
             text.0.push('C');
-            text.count(usize::try_from(ttl).ok()?);
+            text.seconds(ttl);
             text.count(environments.len());
             for environment in environments {
                 text.string(environment);
@@ -68,7 +68,7 @@ pub fn text(method: &Method, fn_name: &str) -> Option<String> {
         Some((param, ttl)) => {
             text.0.push('L');
             text.optional_string(param);
-            text.count(usize::try_from(ttl).ok()?);
+            text.seconds(ttl);
         }
         None => text.0.push('-'),
     }
@@ -111,6 +111,11 @@ impl Text {
 
     fn count(&mut self, count: usize) {
         self.0.push_str(&count.to_string());
+        self.0.push('#');
+    }
+
+    fn seconds(&mut self, seconds: u64) {
+        self.0.push_str(&seconds.to_string());
         self.0.push('#');
     }
 }
