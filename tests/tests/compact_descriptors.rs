@@ -2,11 +2,10 @@
 //! back into the descriptor the macro would have written out: texts with
 //! the format's own markers, characters of several bytes, every flag, a
 //! header, a `Context` argument, scopes, a unit result, a default, a cache,
-//! locks and invalidations. Each method has a
-//! twin the macro writes out as its descriptor (`task = forbidden`, the
-//! default said aloud, takes that path): both must describe the same. And
-//! the bodies the macro leaves unopened: a doc comment inside one still
-//! describes its method.
+//! a lock and invalidations. Each method has a twin the macro writes out
+//! as its descriptor (`task = forbidden`, the default said aloud, takes
+//! that path): both must describe the same. And the bodies the macro
+//! leaves unopened: a doc comment inside one still describes its method.
 
 use mcp::mcp_tool;
 use rpc::{MethodDescriptor, Registry};
