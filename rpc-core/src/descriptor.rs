@@ -1,9 +1,11 @@
 //! Compile-time method metadata.
 //!
 //! `#[rpc::service]` turns every exposed method of an impl block into a
-//! [`MethodDescriptor`] and every impl block into a [`ServiceDescriptor`], and
-//! submits the service descriptor to [`inventory`]. Everything here is `'static`
-//! data plus function pointers; nothing is computed until the
+//! [`MethodSlot`] (most often a [`CompactMethod`], its texts and flags in
+//! one string, read into a [`MethodDescriptor`] when the registry first
+//! reads it) and every impl block into a [`ServiceDescriptor`], and
+//! submits the service descriptor to [`inventory`]. Everything here is
+//! `'static` data plus function pointers; nothing is computed until the
 //! [`Registry`](crate::Registry) is built at startup.
 
 use std::any::{Any, TypeId};
