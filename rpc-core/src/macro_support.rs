@@ -416,6 +416,10 @@ impl<R> NoCodesKind for &Probe<R> {
     }
 }
 
+/// The defaults of a compact method none of whose parameters has one: a
+/// constant, cheaper for the compiler than an empty slice per method.
+pub const NO_DEFAULTS: &[Option<fn() -> Value>] = &[];
+
 /// The codes of a method returning `()`: none.
 pub fn no_codes() -> &'static [ErrorCode] {
     &[]

@@ -378,10 +378,13 @@ impl Method {
                     None => quote!(::core::option::Option::None),
                 };
                 let errors = errors.unwrap_or_else(|| quote!(#k::no_codes));
-                // Defaults are rare: none written when no parameter has one.
-                if self.params.iter().all(|p| p.default.is_none()) {
-                    param_defaults.clear();
-                }
+                // Defaults are rare: a shared empty list when no parameter
+                // has one.
+                let param_defaults = if self.params.iter().all(|p| p.default.is_none()) {
+                    quote!(#k::NO_DEFAULTS)
+                } else {
+                    quote!(&[#(#param_defaults),*])
+                };
                 quote! {
                     #k::MethodSlot::Compact(#k::CompactMethod {
                         text: #text,
@@ -390,7 +393,7 @@ impl Method {
                         errors: #errors,
                         param_schemas: &[#(#param_schemas),*],
                         param_kinds: &[#(#param_kinds),*],
-                        param_defaults: &[#(#param_defaults),*],
+                        param_defaults: #param_defaults,
                         groups: &[#(#groups),*],
                         line: #line,
                     })
