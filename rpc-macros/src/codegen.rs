@@ -304,7 +304,7 @@ impl Method {
             Output::Typed(ty) => ty.span(),
             Output::Unit => sig_span,
         };
-        let k_at = respanned(k, at_span);
+        let k_at = respan(k.clone(), at_span);
         let finish = quote!(#finisher(__out, __at));
         let body = if self.is_async && !written_out {
             // Binding and the future written once, in `__private::bind<N>`
@@ -552,19 +552,6 @@ impl Method {
             }
         }
     }
-}
-
-/// `tokens` with every token at `span` (rustc takes a call's location, for
-/// `#[track_caller]`, from the spans of its path).
-fn respanned(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|mut token| {
-            token.set_span(span);
-            token
-        })
-        .collect()
 }
 
 /// The body of a method's invoke function with its binding sequence

@@ -7,6 +7,7 @@
 //! string, a flag `t` or `f`, an optional flag `-`, `t` or `f`, a count
 //! (or a number of seconds) `<n>#`.
 
+use crate::attrs::ToolArgs;
 use crate::method::{Method, Output};
 use crate::role::Role;
 
@@ -15,11 +16,28 @@ use crate::role::Role;
 /// tool, parameter rules, or a tool attribute beyond the title and the
 /// four hints.
 pub fn text(method: &Method, fn_name: &str) -> Option<String> {
-    let tool = &method.tool;
+    // Every attribute of `#[mcp_tool]` by name: one added later must be
+    // given its place here (in the text, or among those written out).
+    let ToolArgs {
+        title,
+        read_only_hint,
+        destructive_hint,
+        idempotent_hint,
+        open_world_hint,
+        requires_client,
+        task,
+        starts_task,
+        // Checked into the method's own fields, looked at below.
+        input_schema: _,
+        output_schema: _,
+        meta: _,
+        icon: _,
+        scopes: _,
+    } = &method.tool;
     let plain_tool = matches!(method.role, Role::Tool)
-        && tool.requires_client.iter().next().is_none()
-        && tool.task.is_none()
-        && !tool.starts_task.is_present()
+        && requires_client.iter().next().is_none()
+        && task.is_none()
+        && !starts_task.is_present()
         && method.input_schema.is_none()
         && method.output_schema.is_none()
         && method.meta.is_none()
@@ -37,8 +55,8 @@ pub fn text(method: &Method, fn_name: &str) -> Option<String> {
         Output::Typed(_) => 'V',
         Output::Unit => 'U',
     });
-    text.optional_string(tool.title.as_ref().map(|title| title.value()).as_deref());
-    for hint in [&tool.read_only_hint, &tool.destructive_hint, &tool.idempotent_hint, &tool.open_world_hint] {
+    text.optional_string(title.as_ref().map(|title| title.value()).as_deref());
+    for hint in [read_only_hint, destructive_hint, idempotent_hint, open_world_hint] {
         text.optional_flag(crate::attrs::hint(*hint));
     }
     text.count(method.scopes.len());
