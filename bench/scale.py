@@ -111,8 +111,7 @@ def compile_time():
             env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness}))
         print(f"compile: 200 {kind} methods, debug, crate alone: annotated {with_:.2f} s, plain {without:.2f} s, "
               f"ratio {with_ / without:.2f} (target <= 1.5)")
-    # Leave the default fixture in place for `cargo test`.
-    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1", "SCALE_ASYNC": "0"})
+    default_fixture()
 
     peer = os.path.join(HERE, "peers/rmcp_scale")
     for asyncness in ("0", "1"):
@@ -148,15 +147,27 @@ def rustc_instructions(annotated, asyncness):
     raise SystemExit("scale.py: callgrind wrote no totals for the fixture")
 
 
+def default_fixture():
+    """Leaves the default fixture in place for `cargo test`."""
+    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1", "SCALE_ASYNC": "0"})
+
+
+def rustc_counts():
+    """rustc's instructions (annotated, plain) by kind, `sync` then `async`
+    (the default fixture is left in place after)."""
+    counts = {}
+    for asyncness, kind in (("0", "sync"), ("1", "async")):
+        counts[kind] = (rustc_instructions("1", asyncness), rustc_instructions("0", asyncness))
+    default_fixture()
+    return counts
+
+
 def rustc_cost():
     """The compile-time ratio in rustc's instructions (the crate alone, as
     `compile` measures it in seconds)."""
-    for asyncness in ("0", "1"):
-        kind = "async" if asyncness == "1" else "sync"
-        with_, without = rustc_instructions("1", asyncness), rustc_instructions("0", asyncness)
+    for kind, (with_, without) in rustc_counts().items():
         print(f"rustc: 200 {kind} methods, debug, crate alone: annotated {with_ / 1e9:.3f} G instructions, "
               f"plain {without / 1e9:.3f} G, ratio {with_ / without:.2f}")
-    cargo("build", "-q", "-p", "scale", "--lib", env={"SCALE_METHODS": "20", "SCALE_ANNOTATED": "1", "SCALE_ASYNC": "0"})
 
 
 def modern_list(cursor=None):
