@@ -23,14 +23,18 @@
 //! method whose future is not gets the compiler's "future cannot be sent
 //! between threads safely" on its name.
 //!
-//! A method with up to eight arguments calls `call<N>` or `bind<N>`,
-//! generic over its service, argument and return types only: the compiler
-//! checks these bodies once for the whole program, and generates one copy
-//! per service and signature (the methods of a service with the same
-//! signature share it), instead of one binding sequence per method.
-//! Each argument's binder is named by the macro as before
+//! A method with up to eight arguments calls `call<N>` or `bind<N>`
+//! (`call_defaults<N>`, `bind_defaults<N>` when an argument has a
+//! default), generic over its service, argument and return types only:
+//! the compiler checks these bodies once for the whole program, and
+//! generates one copy per service and signature (the methods of a service
+//! with the same signature share it), instead of one binding sequence per
+//! method. Each argument's binder is named by the macro as before
 //! (`<T as Arg>::bind`, at the type's span), so a type that cannot be an
-//! argument gets the same one error on its own token.
+//! argument gets the same one error on its own token. The method's name
+//! and its arguments' names are read from its descriptor, which every
+//! invoke function is given: the method's own code holds no string (each
+//! was a constant for the compiler to build, in every method).
 
 use std::any::Any;
 use std::panic::Location;
@@ -38,17 +42,26 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::context::Context;
-use crate::descriptor::{InvokeResult, Invoked, ServiceInstance};
+use crate::__private::Arg;
+use crate::descriptor::{ArgShape, Invocation, InvokeResult, Invoked, MethodDescriptor, ServiceInstance};
 use crate::error::RpcError;
+
+/// What `bind<N>` hands to [`call_async`]: the service, shared, and the
+/// arguments (a tuple); the error that kept the method from being called;
+/// or, asked for it ([`Invocation::Shape`]), its arguments' shapes.
+pub enum Bound<S, A> {
+    /// The service and the arguments.
+    Args(Arc<S>, A),
+    /// The service or an argument could not be bound.
+    Failed(RpcError),
+    /// The arguments' shapes.
+    Shape(&'static [ArgShape]),
+}
 
 /// A method's return value, or the error that kept it from being called
 /// (its service or an argument could not be bound): what a generated
 /// `finish` function takes.
 pub type Outcome<T> = Result<T, RpcError>;
-
-/// An argument's binder: `<T as Arg>::bind`.
-pub type Bind<T> = fn(&str, &mut Map<String, Value>, &str, Option<fn() -> T>, &Context) -> Result<T, RpcError>;
 
 /// The arguments of a call, by name: the third argument of a generated
 /// `__rpc_invoke_*` function.
@@ -76,7 +89,7 @@ pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<
 /// a value that borrows its service.
 #[track_caller]
 pub fn call_async<S: Send + Sync + 'static, A: Send + 'static, M, F>(
-    bound: Result<(Arc<S>, A), RpcError>,
+    bound: Bound<S, A>,
     method: M,
     finish: F,
 ) -> Invoked
@@ -87,11 +100,12 @@ where
         + 'static,
 {
     match bound {
-        Ok((service, args)) => {
+        Bound::Args(service, args) => {
             let at = Location::caller();
             Invoked::Pending(Box::pin(async move { finish(Ok(method.call(&service, args).await), at) }))
         }
-        Err(error) => Invoked::Ready(Err(error)),
+        Bound::Failed(error) => Invoked::Ready(Err(error)),
+        Bound::Shape(shape) => Invoked::Shape(shape),
     }
 }
 
@@ -115,48 +129,78 @@ fn wrong_instance<T>() -> RpcError {
 }
 
 macro_rules! binders {
-    ($($name:ident $call:ident($($ty:ident $value:ident $bind:ident $param:ident $default:ident),*);)*) => {$(
-        /// Takes the service out of `instance`, shared (an `async` method's
-        /// future owns it), and binds each argument from `params` (by its
-        /// binder, name and default), in order, into a tuple for
-        /// [`call_async`]; the first that fails is the error.
+    ($($name:ident $name_d:ident $call:ident $call_d:ident($($ty:ident $value:ident $default:ident $index:literal),*);)*) => {$(
+        /// Takes the service out of the invocation's instance, shared (an
+        /// `async` method's future owns it), and binds each argument from
+        /// its parameters by its type's `Arg::bind` and its name in the
+        /// method's descriptor, in order, into a tuple for [`call_async`]
+        /// (the first that fails is the error); or gives the arguments'
+        /// shapes.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
-        pub fn $name<S: Any + Send + Sync, $($ty),*>(
-            instance: &ServiceInstance,
-            mut params: Args,
-            context: &Context,
-            method: &str,
-            $($bind: Bind<$ty>, $param: &str, $default: Option<fn() -> $ty>,)*
-        ) -> Result<(Arc<S>, ($($ty,)*)), RpcError> {
-            let service = downcast_arc::<S>(instance)?;
-            $(let $value = $bind(method, &mut params, $param, $default, context)?;)*
-            Ok((service, ($($value,)*)))
+        pub fn $name<S: Any + Send + Sync, $($ty: Arg),*>(invocation: Invocation<'_>) -> Bound<S, ($($ty,)*)> {
+            $name_d::<S, $($ty),*>(invocation, $(None::<fn() -> $ty>),*)
         }
 
-        /// Takes the service out of `instance`, binds each argument from
-        /// `params` (by its binder, name and default), in order, calls
-        /// `method` with them and hands the outcome to `finish` (its return
-        /// type's), with where this is called: the method's return type,
-        /// where `finish` records an error. The first binding that fails is
-        /// the error.
+        /// [`bind0`]'s kind, for a method with a default: each argument's
+        /// default, in order.
+        #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
+        pub fn $name_d<S: Any + Send + Sync, $($ty: Arg),*>(
+            invocation: Invocation<'_>,
+            $($default: Option<fn() -> $ty>,)*
+        ) -> Bound<S, ($($ty,)*)> {
+            let (instance, mut params, context, descriptor) = match invocation {
+                Invocation::Call { instance, params, context, method } => (instance, params, context, method),
+                Invocation::Shape => return Bound::Shape(const { &[$(ArgShape::of::<$ty>()),*] }),
+            };
+            let bound = (|| {
+                let service = downcast_arc::<S>(instance)?;
+                $(let $value = $ty::bind(descriptor.name, &mut params, param_name(descriptor, $index)?, $default, context)?;)*
+                Ok((service, ($($value,)*)))
+            })();
+            match bound {
+                Ok((service, args)) => Bound::Args(service, args),
+                Err(error) => Bound::Failed(error),
+            }
+        }
+
+        /// Takes the service out of the invocation's instance, binds each
+        /// argument from its parameters by its type's `Arg::bind` and its
+        /// name in the method's descriptor, in order, calls `method` with
+        /// them and hands the outcome to `finish` (its return type's), with
+        /// where this is called: the method's return type, where `finish`
+        /// records an error. The first binding that fails is the error.
+        /// Or gives the arguments' shapes.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
         #[track_caller]
-        pub fn $call<'a, S: Any, R, $($ty),*>(
-            instance: &'a ServiceInstance,
-            mut params: Args,
-            context: &Context,
-            name: &str,
-            $($bind: Bind<$ty>, $param: &str, $default: Option<fn() -> $ty>,)*
+        pub fn $call<'a, S: Any, R, $($ty: Arg),*>(
+            invocation: Invocation<'a>,
             method: fn(&'a S, $($ty),*) -> R,
             finish: fn(Outcome<R>, &'static Location<'static>) -> InvokeResult,
-        ) -> InvokeResult {
+        ) -> Invoked {
+            $call_d::<S, R, $($ty),*>(invocation, $(None::<fn() -> $ty>,)* method, finish)
+        }
+
+        /// [`call0`]'s kind, for a method with a default: each argument's
+        /// default, in order.
+        #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
+        #[track_caller]
+        pub fn $call_d<'a, S: Any, R, $($ty: Arg),*>(
+            invocation: Invocation<'a>,
+            $($default: Option<fn() -> $ty>,)*
+            method: fn(&'a S, $($ty),*) -> R,
+            finish: fn(Outcome<R>, &'static Location<'static>) -> InvokeResult,
+        ) -> Invoked {
+            let (instance, mut params, context, descriptor) = match invocation {
+                Invocation::Call { instance, params, context, method } => (instance, params, context, method),
+                Invocation::Shape => return Invoked::Shape(const { &[$(ArgShape::of::<$ty>()),*] }),
+            };
             let at = Location::caller();
             let outcome = (|| {
                 let service = downcast::<S>(instance)?;
-                $(let $value = $bind(name, &mut params, $param, $default, context)?;)*
+                $(let $value = $ty::bind(descriptor.name, &mut params, param_name(descriptor, $index)?, $default, context)?;)*
                 Ok(method(service, $($value),*))
             })();
-            finish(outcome, at)
+            Invoked::Ready(finish(outcome, at))
         }
 
         impl<'s, S: 's, G, T, $($ty),*> AsyncMethod<'s, S, ($($ty,)*)> for G
@@ -174,22 +218,91 @@ macro_rules! binders {
     )*};
 }
 
+/// The name of argument `index` in `descriptor` (the macro wrote both
+/// from the same signature, so it is there; a descriptor that does not
+/// match its invoke function is an internal error, not a panic).
+fn param_name(descriptor: &MethodDescriptor, index: usize) -> Result<&'static str, RpcError> {
+    match descriptor.params.get(index) {
+        Some(param) => Ok(param.name),
+        None => {
+            Err(RpcError::internal(format!("method `{}` has no argument {index} in its descriptor", descriptor.name)))
+        }
+    }
+}
+
 // A method with more arguments than the last of these gets the same body
 // written out by the macro (`MAX_ARGS` in rpc-macros' codegen).
 binders! {
-    bind0 call0();
-    bind1 call1(A0 a0 b0 n0 d0);
-    bind2 call2(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1);
-    bind3 call3(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2);
-    bind4 call4(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3);
-    bind5 call5(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4);
-    bind6 call6(A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5);
-    bind7 call7(
-        A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5,
-        A6 a6 b6 n6 d6
+    bind0 bind_defaults0 call0 call_defaults0();
+    bind1 bind_defaults1 call1 call_defaults1(A0 a0 d0 0);
+    bind2 bind_defaults2 call2 call_defaults2(A0 a0 d0 0, A1 a1 d1 1);
+    bind3 bind_defaults3 call3 call_defaults3(A0 a0 d0 0, A1 a1 d1 1, A2 a2 d2 2);
+    bind4 bind_defaults4 call4 call_defaults4(A0 a0 d0 0, A1 a1 d1 1, A2 a2 d2 2, A3 a3 d3 3);
+    bind5 bind_defaults5 call5 call_defaults5(A0 a0 d0 0, A1 a1 d1 1, A2 a2 d2 2, A3 a3 d3 3, A4 a4 d4 4);
+    bind6 bind_defaults6 call6 call_defaults6(A0 a0 d0 0, A1 a1 d1 1, A2 a2 d2 2, A3 a3 d3 3, A4 a4 d4 4, A5 a5 d5 5);
+    bind7 bind_defaults7 call7 call_defaults7(
+        A0 a0 d0 0, A1 a1 d1 1, A2 a2 d2 2, A3 a3 d3 3, A4 a4 d4 4, A5 a5 d5 5, A6 a6 d6 6
     );
-    bind8 call8(
-        A0 a0 b0 n0 d0, A1 a1 b1 n1 d1, A2 a2 b2 n2 d2, A3 a3 b3 n3 d3, A4 a4 b4 n4 d4, A5 a5 b5 n5 d5,
-        A6 a6 b6 n6 d6, A7 a7 b7 n7 d7
+    bind8 bind_defaults8 call8 call_defaults8(
+        A0 a0 d0 0, A1 a1 d1 1, A2 a2 d2 2, A3 a3 d3 3, A4 a4 d4 4, A5 a5 d5 5, A6 a6 d6 6, A7 a7 d7 7
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::__private::{METHOD, unit_outcome};
+    use crate::call::transport::Transport;
+    use crate::context::Context;
+
+    struct Counter;
+
+    impl Counter {
+        fn add(&self, _amount: u32, _context: Context) {}
+    }
+
+    fn call(descriptor: &MethodDescriptor, params: Value) -> InvokeResult {
+        let instance: ServiceInstance = Arc::new(Counter);
+        let Value::Object(params) = params else { unreachable!("an object") };
+        let context = Context::traced(Transport::JsonRpc, descriptor.name);
+        let invocation = Invocation::Call { instance: &instance, params, context: &context, method: descriptor };
+        match call2::<_, _, u32, Context>(invocation, Counter::add, unit_outcome) {
+            Invoked::Ready(result) => result,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_shared_code_describes_the_arguments_it_binds() {
+        let Invoked::Shape(shapes) = call2::<Counter, _, u32, Context>(Invocation::Shape, Counter::add, unit_outcome)
+        else {
+            panic!("a shape")
+        };
+        assert_eq!(shapes.iter().map(|shape| shape.is_param).collect::<Vec<_>>(), [true, false]);
+        let mut generator = schemars::SchemaGenerator::default();
+        assert!((shapes[0].schema)(&mut generator).is_some() && (shapes[1].schema)(&mut generator).is_none());
+        let Bound::Shape(shapes) = bind2::<Counter, u32, Context>(Invocation::Shape) else { panic!("a shape") };
+        assert_eq!(shapes.len(), 2);
+    }
+
+    #[test]
+    fn arguments_are_bound_under_the_names_the_descriptor_gives() {
+        const AMOUNT: [crate::descriptor::ParamDescriptor; 2] = [
+            crate::descriptor::ParamDescriptor { name: "amount", ..crate::__private::PARAM },
+            crate::descriptor::ParamDescriptor { name: "context", is_param: false, ..crate::__private::PARAM },
+        ];
+        let descriptor = MethodDescriptor { name: "Counter.add", params: &AMOUNT, ..METHOD };
+        assert!(call(&descriptor, serde_json::json!({"amount": 2})).is_ok());
+        let error = call(&descriptor, serde_json::json!({"amount": "two"})).expect_err("a string is no u32");
+        assert!(error.message().starts_with("Invalid params for Counter.add: amount: "), "{error:?}");
+    }
+
+    #[test]
+    fn a_descriptor_without_the_argument_is_an_internal_error_not_a_panic() {
+        let descriptor = MethodDescriptor { name: "Counter.add", ..METHOD };
+        let error = call(&descriptor, serde_json::json!({"amount": 2})).expect_err("no name for the argument");
+        assert_eq!(error.code(), RpcError::internal("").code(), "{error:?}");
+        // The cause is kept for the logs (an internal error does not show it to the client).
+        assert!(format!("{error:?}").contains("`Counter.add` has no argument 0"), "{error:?}");
+    }
 }

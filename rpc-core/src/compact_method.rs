@@ -3,6 +3,9 @@
 //! for most methods, a [`CompactMethod`]: every text and flag of the
 //! descriptor in one string, beside the functions and the parts that name
 //! types, decoded into a descriptor once, when the registry first reads it.
+//! The arguments' schemas and kinds are not in the entry: its invoke
+//! function, the one place the method's code names their types, gives
+//! them ([`Invocation::Shape`](crate::descriptor::Invocation::Shape)).
 //!
 //! Why: the compiler checks a descriptor written out as a typed constant
 //! (nested structs, `Option`s, slices, per method and per parameter)
@@ -29,8 +32,8 @@ use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
 use crate::descriptor::{
-    CachePolicy, CompactMethod, LockPolicy, MethodDescriptor, MethodSlot, OutputKind, ParamDescriptor, Relation,
-    ToolHints,
+    CachePolicy, CompactMethod, Invocation, Invoked, LockPolicy, MethodDescriptor, MethodSlot, OutputKind,
+    ParamDescriptor, Relation, ToolHints,
 };
 use crate::error::Environment;
 use crate::mcp_role::McpRole;
@@ -92,27 +95,31 @@ impl CompactMethod {
         };
         let scopes = (0..text.count()?).map(|_| text.string()).collect::<Result<Vec<_>, _>>()?;
         let count = text.count()?;
-        if count != self.param_schemas.len() || count != self.param_kinds.len() {
-            return Err(format!(
-                "{count} parameters described, {} schemas and {} kinds given",
-                self.param_schemas.len(),
-                self.param_kinds.len()
-            ));
+        // The arguments' schemas and kinds, from the one place the
+        // method's code names their types.
+        let shapes = match (self.invoke)(Invocation::Shape) {
+            Invoked::Shape(shapes) => shapes,
+            Invoked::Ready(_) | Invoked::Pending(_) => {
+                return Err("its invoke function does not describe its arguments".to_owned());
+            }
+        };
+        if count != shapes.len() {
+            return Err(format!("{count} parameters described, {} by the invoke function", shapes.len()));
         }
         if !self.param_defaults.is_empty() && self.param_defaults.len() != count {
             return Err(format!("{count} parameters described, {} defaults given", self.param_defaults.len()));
         }
         let mut params = Vec::with_capacity(count);
-        for (index, (schema, is_param)) in self.param_schemas.iter().zip(self.param_kinds).enumerate() {
+        for (index, shape) in shapes.iter().enumerate() {
             params.push(ParamDescriptor {
                 name: text.string()?,
-                is_param: *is_param,
+                is_param: shape.is_param,
                 description: text.optional_string()?,
                 header: text.optional_string()?,
                 required: text.flag()?,
                 default: self.param_defaults.get(index).copied().flatten(),
                 rules: &[],
-                schema: *schema,
+                schema: shape.schema,
             });
         }
         let cache = match text.byte()? {
@@ -232,29 +239,49 @@ impl Text {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::descriptor::{InvokeResult, Invoked, ParamSchemaFn, ServiceInstance};
-
-    fn invoke(_: &ServiceInstance, _: serde_json::Map<String, serde_json::Value>, _: &crate::Context) -> Invoked {
-        Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test")))
-    }
+    use crate::descriptor::{ArgShape, Invocation, InvokeResult, Invoked};
 
     fn no_schema(_: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
         None
     }
 
+    /// A method of two arguments, the second not a parameter.
+    fn invoke_two(invocation: Invocation<'_>) -> Invoked {
+        const SHAPES: [ArgShape; 2] =
+            [ArgShape { schema: no_schema, is_param: true }, ArgShape { schema: no_schema, is_param: false }];
+        match invocation {
+            Invocation::Shape => Invoked::Shape(&SHAPES),
+            Invocation::Call { .. } => Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test"))),
+        }
+    }
+
+    fn invoke_none(invocation: Invocation<'_>) -> Invoked {
+        match invocation {
+            Invocation::Shape => Invoked::Shape(&[]),
+            Invocation::Call { .. } => Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test"))),
+        }
+    }
+
     fn compact(text: &'static str, params: usize) -> CompactMethod {
-        const SCHEMAS: [ParamSchemaFn; 2] = [no_schema, no_schema];
         CompactMethod {
             text,
-            invoke,
+            invoke: if params == 2 { invoke_two } else { invoke_none },
             result_schema: None,
             errors: crate::__private::no_codes,
-            param_schemas: &SCHEMAS[..params],
-            param_kinds: &[true, false][..params],
             param_defaults: &[],
             groups: &[],
             line: 7,
         }
+    }
+
+    #[test]
+    fn an_invoke_function_that_does_not_describe_its_arguments_is_an_error() {
+        fn silent(_: Invocation<'_>) -> Invoked {
+            Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test")))
+        }
+        let method = CompactMethod { invoke: silent, ..compact("1:a1:b---V-----0#0#--0#", 0) };
+        let error = method.decode().expect_err("no shapes");
+        assert!(error.contains("does not describe its arguments"), "{error}");
     }
 
     /// A string as the macro writes it.
@@ -332,7 +359,7 @@ mod tests {
             ("1:Ü", "does not fit"),
             ("1:a1:b---X", "output kind `X`"),
             ("1:a1:b---V-?", "optional flag `?`"),
-            ("1:a1:b---V-----0#1#", "1 parameters described, 0 schemas"),
+            ("1:a1:b---V-----0#1#", "1 parameters described, 0 by the invoke function"),
             ("1:a1:b---V-----0#0#--0#x", "1 bytes left over"),
             ("1:a1:b---V-----0#0#X", "cache marker `X`"),
             ("1:a1:b---V-----0#0#C1#1#4:Prot--0#", "environment `Prot`"),

@@ -35,6 +35,9 @@ pub enum Invoked {
     Ready(InvokeResult),
     /// The method's future, still to be polled.
     Pending(BoxFuture<'static, InvokeResult>),
+    /// Its arguments as their types describe them, in order (the answer
+    /// to [`Invocation::Shape`]).
+    Shape(&'static [ArgShape]),
 }
 
 impl std::fmt::Debug for Invoked {
@@ -42,14 +45,45 @@ impl std::fmt::Debug for Invoked {
         match self {
             Invoked::Ready(result) => f.debug_tuple("Ready").field(result).finish(),
             Invoked::Pending(_) => f.write_str("Pending(..)"),
+            Invoked::Shape(shape) => f.debug_tuple("Shape").field(shape).finish(),
         }
     }
 }
 
-/// Invokes a method on a service instance with named parameters that have
-/// already been validated against the method's input schema, and the
-/// call's request context.
-pub type InvokeFn = fn(&ServiceInstance, serde_json::Map<String, Value>, &Context) -> Invoked;
+/// What a method's invoke function is asked to do.
+pub enum Invocation<'a> {
+    /// Call the method on `instance` with named parameters that have
+    /// already been validated against its input schema, the call's request
+    /// context and the method's own descriptor (where the generated code
+    /// reads the method's and its arguments' names, instead of carrying
+    /// them as constants of its own).
+    Call {
+        /// The service.
+        instance: &'a ServiceInstance,
+        /// The arguments, by name.
+        params: serde_json::Map<String, Value>,
+        /// The call's request context.
+        context: &'a Context,
+        /// The method's descriptor.
+        method: &'a MethodDescriptor,
+    },
+    /// Describe the method's arguments ([`Invoked::Shape`]): how a
+    /// [`CompactMethod`] learns its arguments' schemas and kinds, once, from
+    /// the one place its code names their types.
+    Shape,
+}
+
+/// One argument as its type describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgShape {
+    /// Its schema (`None`: not a parameter).
+    pub schema: ParamSchemaFn,
+    /// Whether it is a parameter (not a [`Context`]).
+    pub is_param: bool,
+}
+
+/// A method's code: calls it, or describes its arguments.
+pub type InvokeFn = fn(Invocation<'_>) -> Invoked;
 
 /// Builds the schema of a parameter (`None` for an argument that is not
 /// one) with a caller-chosen generator, so that the caller decides where
@@ -107,16 +141,13 @@ pub enum MethodSlot {
 pub struct CompactMethod {
     /// The texts and flags, encoded.
     pub text: &'static str,
-    /// Calls the method.
+    /// Calls the method, and describes its arguments: their schemas and
+    /// kinds are read from it ([`Invocation::Shape`]).
     pub invoke: InvokeFn,
     /// Builds the result's schema (`None`: the method returns `()`).
     pub result_schema: Option<ResultSchemaFn>,
     /// The application errors the method can answer with.
     pub errors: fn() -> &'static [ErrorCode],
-    /// Each argument's schema function, in order.
-    pub param_schemas: &'static [ParamSchemaFn],
-    /// Whether each argument is a parameter (not a [`Context`]).
-    pub param_kinds: &'static [bool],
     /// Each argument's default, serialised; empty when none has one.
     pub param_defaults: &'static [Option<fn() -> Value>],
     /// API groups the method belongs to.

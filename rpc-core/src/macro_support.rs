@@ -28,13 +28,17 @@ pub use serde_json;
 use serde_json::{Map, Value};
 
 pub use crate::binders::{
-    Args, AsyncMethod, Bind, Outcome, bind0, bind1, bind2, bind3, bind4, bind5, bind6, bind7, bind8, call_async, call0,
-    call1, call2, call3, call4, call5, call6, call7, call8, downcast, downcast_arc,
+    Args, AsyncMethod, Bound, Outcome, bind_defaults0, bind_defaults1, bind_defaults2, bind_defaults3, bind_defaults4,
+    bind_defaults5, bind_defaults6, bind_defaults7, bind_defaults8, bind0, bind1, bind2, bind3, bind4, bind5, bind6,
+    bind7, bind8, call_async, call_defaults0, call_defaults1, call_defaults2, call_defaults3, call_defaults4,
+    call_defaults5, call_defaults6, call_defaults7, call_defaults8, call0, call1, call2, call3, call4, call5, call6,
+    call7, call8, downcast, downcast_arc,
 };
 pub use crate::context::Context;
 pub use crate::descriptor::{
-    CachePolicy, CompactMethod, InvokeResult, Invoked, LockPolicy, MethodDescriptor, MethodSchemas, MethodSlot,
-    OutputKind, ParamDescriptor, Relation, ServiceDescriptor, ServiceInstance, TaskSupport, ToolHints,
+    ArgShape, CachePolicy, CompactMethod, Invocation, InvokeResult, Invoked, LockPolicy, MethodDescriptor,
+    MethodSchemas, MethodSlot, OutputKind, ParamDescriptor, Relation, ServiceDescriptor, ServiceInstance, TaskSupport,
+    ToolHints,
 };
 pub use crate::error::Environment;
 use crate::error::RpcError;
@@ -82,7 +86,7 @@ pub const PARAM: ParamDescriptor = ParamDescriptor {
 };
 
 /// `METHOD`'s invoke function, which every generated descriptor replaces.
-fn not_generated(_: &ServiceInstance, _: Map<String, Value>, _: &Context) -> Invoked {
+fn not_generated(_: Invocation<'_>) -> Invoked {
     Invoked::Ready(Err(RpcError::internal("a method descriptor without its invoke function")))
 }
 
@@ -116,6 +120,13 @@ pub trait Arg: Sized {
 
     /// The parameter's schema; `None` for arguments that are not parameters.
     fn schema(generator: &mut SchemaGenerator) -> Option<Schema>;
+}
+
+impl ArgShape {
+    /// How `T` describes itself as an argument.
+    pub const fn of<T: Arg>() -> ArgShape {
+        ArgShape { schema: T::schema, is_param: T::IS_PARAM }
+    }
 }
 
 impl<T: DeserializeOwned + JsonSchema> Arg for T {

@@ -4,16 +4,19 @@
 //!
 //! For a method `get` of `Catalog`:
 //!
-//! * `fn __rpc_invoke_get(&ServiceInstance, Args, &Context) -> Invoked`:
-//!   a method that is not `async` passes its binders, itself and its
-//!   return type's finish to `__private::call<N>` (shared by the methods
-//!   of the service with the same signature), which binds the service and
-//!   each parameter, calls it and hands the outcome to the finish; an
-//!   `async` one binds through `__private::bind<N>` and hands the outcome,
-//!   itself and its finish to `__private::call_async`, which boxes its
-//!   future. Both are `#[track_caller]` and called at the return type:
-//!   that is the location the finish records an error at. A method with
-//!   more than eight arguments gets the sequence written out;
+//! * `fn __rpc_invoke_get(Invocation) -> Invoked` (`crate::invoke`): it
+//!   calls the method, or describes its arguments. A method that is not
+//!   `async` passes its argument types (in a turbofish), itself, its
+//!   return type's finish and, when it has any, its defaults to
+//!   `__private::call<N>` (shared by the methods of the service with the
+//!   same signature), which binds the service and each argument under the
+//!   name its descriptor gives, calls it and hands the outcome to the
+//!   finish; an `async` one binds through `__private::bind<N>` and hands
+//!   the outcome, itself and its finish to `__private::call_async`, which
+//!   boxes its future. Both are `#[track_caller]` and called at the return
+//!   type: that is the location the finish records an error at. A method
+//!   with more than eight arguments, or written out as its descriptor,
+//!   gets the sequence written out;
 //! * for its return type, shared by the methods of the block that return
 //!   the same type (as spelt): `fn __rpc_finish_get(Outcome<R>, &'static
 //!   Location) -> InvokeResult`, which turns the return value into a
@@ -21,15 +24,18 @@
 //!   method from being called; an error it converts is recorded at the
 //!   location); `fn __rpc_result_schema_get(&mut SchemaGenerator) ->
 //!   Schema`; and `fn __rpc_errors_get() -> &'static [ErrorCode]`;
-//! * each parameter's schema is its type's `Arg::schema`, named in the
-//!   descriptor (shared by every method with a parameter of that type);
+//! * each parameter's schema is its type's `Arg::schema` (shared by every
+//!   method with a parameter of that type), named by the shared code or,
+//!   for a descriptor written out, in the descriptor;
 //! * `fn __rpc_checks_get()`, only for a method whose parameters have
 //!   `#[rpc(header)]` or rules: compile-time checks of their types;
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
 //! * its `MethodSlot`: for most methods `Compact`, every text and flag of
 //!   the descriptor in one string (`crate::compact`) beside its functions,
-//!   its parameters' schema functions and kinds, and its groups, which the
-//!   compiler checks far faster than a typed descriptor; for a method with
+//!   its parameters' defaults and its groups, which the compiler checks far
+//!   faster than a typed descriptor (its arguments' schemas and kinds are
+//!   asked of its invoke function, where their types are named once); for
+//!   a method with
 //!   an MCP role other than a tool, parameter rules, or tool attributes
 //!   beyond the title and the hints, `Described`, its
 //!   descriptor naming only the fields that differ from `__private::METHOD`
@@ -132,24 +138,22 @@ impl Method {
         let name = &self.name;
 
         let mut items = TokenStream::new();
-        // The binding sequence, written out only for a method with more
-        // arguments than `bind<N>` takes.
-        let written_out = self.params.len() > MAX_ARGS;
-        let mut bindings = Vec::new();
-        let mut args = Vec::new();
         // Most methods are written as one string and their functions
         // (`CompactMethod`); the others as their descriptor.
         let compact = crate::compact::text(self, &fn_name);
+        // The binding sequence, written out for a method with more
+        // arguments than `bind<N>` takes, and for one written out as its
+        // descriptor (which names each argument's traits at its type, as
+        // a sequence written out does: one error for a type that lacks
+        // them).
+        let written_out = self.params.len() > MAX_ARGS || compact.is_none();
+        let mut invoke_args = Vec::new();
         let mut param_descs = Vec::new();
-        let mut param_schemas = Vec::new();
-        let mut param_kinds = Vec::new();
         let mut param_defaults = Vec::new();
-        let mut binders = Vec::new();
         let mut header_checks = Vec::new();
         let mut rule_checks = TokenStream::new();
-        for (pi, p) in self.params.iter().enumerate() {
+        for p in &self.params {
             let ty = &p.ty;
-            let var = format_ident!("__p{}", pi);
             let pname = &p.name;
             let span = ty.span();
             let (default_arg, default_desc) = match &p.default {
@@ -178,35 +182,22 @@ impl Method {
                         }
                     });
                     (
-                        quote!(::core::option::Option::Some(Self::#default_fn as fn() -> #ty)),
+                        Some(quote!(Self::#default_fn as fn() -> #ty)),
                         quote!(::core::option::Option::Some(Self::#default_json as fn() -> #k::serde_json::Value)),
                     )
                 }
-                None => (quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
+                None => (None, quote!(::core::option::Option::None)),
             };
-            let bind = quote_spanned!(span=> <#ty as #k::Arg>::bind);
-            if written_out {
-                bindings.push(quote! {
-                    let #var: #ty = match #bind(#name, &mut __params, #pname, #default_arg, __ctx) {
-                        ::core::result::Result::Ok(value) => value,
-                        ::core::result::Result::Err(error) => {
-                            return #k::Invoked::Ready(::core::result::Result::Err(error));
-                        }
-                    };
-                });
-            }
             if let Some((_, header_span)) = &p.header {
                 let check = quote_spanned!(*header_span=> #k::assert_header::<#ty>);
                 header_checks.push(quote!(#check();));
             }
             rule_checks.extend(p.rules.iter().map(|r| r.check(ty, pname)));
-            let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
-            let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
             if compact.is_some() {
-                param_schemas.push(schema);
-                param_kinds.push(is_param);
                 param_defaults.push(default_desc);
             } else {
+                let is_param = quote_spanned!(span=> <#ty as #k::Arg>::IS_PARAM);
+                let schema = quote_spanned!(span=> <#ty as #k::Arg>::schema);
                 // Only the fields that differ from `PARAM`, the base: fewer
                 // expressions for the compiler to check, per parameter.
                 let required = p.default.is_none() && !p.optional;
@@ -228,11 +219,9 @@ impl Method {
                     }
                 });
             }
-            binders.push(quote!(#bind, #pname, #default_arg));
-            args.push(var);
+            invoke_args.push(crate::invoke::Arg { ty, span, name: pname, default: default_arg });
         }
 
-        let ident = &self.ident;
         let sig_span = self.sig_span;
         let kinds = quote! {
             #[allow(unused_imports)]
@@ -304,59 +293,25 @@ impl Method {
             Output::Typed(ty) => ty.span(),
             Output::Unit => sig_span,
         };
-        let k_at = respan(k.clone(), at_span);
-        let finish = quote!(#finisher(__out, __at));
-        let body = if self.is_async && !written_out {
-            // Binding and the future written once, in `__private::bind<N>`
-            // and `__private::call_async` (no `async` block per method for
-            // the compiler to check): a method whose future is not `Send`
-            // gets one error, on its name. The finish function is passed as
-            // itself (a function item, so a result that borrows the service
-            // is handled for every lifetime of the borrow).
-            let bind = format_ident!("bind{}", args.len());
-            let inferred = args.iter().map(|_| quote!(_));
-            let bound = quote_spanned! {sig_span=>
-                #k::#bind::<Self, #(#inferred),*>(__instance, __params, __ctx, #name, #(#binders,)*)
-            };
-            let method = quote_spanned!(sig_span=> Self::#ident);
-            quote_spanned!(at_span=> #k_at::call_async(#bound, #method, #finisher))
-        } else if self.is_async {
-            // One future, coerced to `Send` once, at the method: a method
-            // whose future is not `Send` gets one error, on its name.
-            let boxed = quote_spanned! {sig_span=>
-                ::std::boxed::Box::pin(async move {
-                    let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*).await);
-                    #finish
-                })
-            };
-            let outcome = quote!(#k::Invoked::Pending(#boxed));
-            let at = quote_spanned!(at_span=> const { ::core::panic::Location::caller() });
-            let body = written_out_body(k, quote!(#k::downcast_arc::<Self>), &bindings, outcome);
-            quote!(let __at = #at; #body)
-        } else if !written_out {
-            // Binding and call written once in `__private::call<N>`: this
-            // method adds its binders, itself and its return type's finish.
-            let call = format_ident!("call{}", args.len(), span = at_span);
-            let call = quote_spanned! {at_span=>
-                #k_at::#call(__instance, __params, __ctx, #name, #(#binders,)* Self::#ident, #finisher)
-            };
-            quote!(#k::Invoked::Ready(#call))
-        } else {
-            let outcome = quote! {{
-                let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*));
-                #k::Invoked::Ready(#finish)
-            }};
-            let at = quote_spanned!(at_span=> const { ::core::panic::Location::caller() });
-            let body = written_out_body(k, quote!(#k::downcast::<Self>), &bindings, outcome);
-            quote!(let __at = #at; #body)
-        };
-        // Only a binding sequence written out borrows the arguments mutably.
-        let params_mut = written_out.then(|| quote!(mut));
+        let invoke = crate::invoke::Invoke {
+            k,
+            k_at: respan(k.clone(), at_span),
+            name,
+            ident: &self.ident,
+            is_async: self.is_async,
+            written_out,
+            describes: compact.is_some(),
+            sig_span,
+            at_span,
+            finisher,
+            args: invoke_args,
+        }
+        .body();
         items.extend(quote! {
             #hidden
             #[allow(clippy::unit_arg, clippy::let_unit_value)]
-            fn #invoke_fn(__instance: &#k::ServiceInstance, #params_mut __params: #k::Args, __ctx: &#k::Context) -> #k::Invoked {
-                #body
+            fn #invoke_fn(__call: #k::Invocation<'_>) -> #k::Invoked {
+                #invoke
             }
         });
         if !header_checks.is_empty() || !rule_checks.is_empty() {
@@ -391,8 +346,6 @@ impl Method {
                         invoke: Self::#invoke_fn,
                         result_schema: #result_schema,
                         errors: #errors,
-                        param_schemas: &[#(#param_schemas),*],
-                        param_kinds: &[#(#param_kinds),*],
                         param_defaults: #param_defaults,
                         groups: &[#(#groups),*],
                         line: #line,
@@ -551,25 +504,5 @@ impl Method {
                 #call
             }
         }
-    }
-}
-
-/// The body of a method's invoke function with its binding sequence
-/// written out (more arguments than `bind<N>` and `call<N>` take).
-fn written_out_body(
-    k: &TokenStream,
-    downcast: TokenStream,
-    bindings: &[TokenStream],
-    outcome: TokenStream,
-) -> TokenStream {
-    quote! {
-        let __svc = match #downcast(__instance) {
-            ::core::result::Result::Ok(svc) => svc,
-            ::core::result::Result::Err(error) => {
-                return #k::Invoked::Ready(::core::result::Result::Err(error));
-            }
-        };
-        #(#bindings)*
-        #outcome
     }
 }

@@ -15,6 +15,7 @@ mod error_derive;
 mod errors;
 mod fields;
 mod impl_block;
+mod invoke;
 mod krate;
 mod method;
 mod method_attrs;

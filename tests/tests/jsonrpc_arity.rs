@@ -224,6 +224,9 @@ async fn the_offending_parameter_is_named_on_both_sides_of_the_shared_bodies() {
         assert_eq!(error["code"], json!(-32602), "{method}: {error}");
         let extra = error["data"]["extra"].as_object().unwrap_or_else(|| panic!("{method}: {error}"));
         assert_eq!(extra.keys().collect::<Vec<_>>(), ["d"], "{method}: {error}");
+        // The method's and the parameter's names come from its descriptor.
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(&format!("Invalid params for {method}: d: ")), "{method}: {error}");
     }
 }
 

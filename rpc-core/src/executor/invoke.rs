@@ -8,7 +8,7 @@ use futures_util::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::descriptor::{InvokeResult, Invoked};
+use crate::descriptor::{Invocation, InvokeResult, Invoked};
 use crate::error::RpcError;
 use crate::registry::Method;
 
@@ -19,10 +19,14 @@ pub(super) async fn invoke(
     context: &Context,
     timeout: Option<Duration>,
 ) -> InvokeResult {
-    let invoke = method.descriptor().invoke;
-    let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| invoke(method.instance(), params, context)));
+    let descriptor = method.descriptor();
+    let invocation = Invocation::Call { instance: method.instance(), params, context, method: descriptor };
+    let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| (descriptor.invoke)(invocation)));
     match invoked {
         Ok(Invoked::Ready(result)) => result,
+        Ok(Invoked::Shape(_)) => {
+            Err(RpcError::internal(format!("method `{}` described its arguments instead of running", method.name())))
+        }
         Ok(Invoked::Pending(future)) => {
             let guarded = AssertUnwindSafe(future).catch_unwind();
             let outcome = match timeout {
