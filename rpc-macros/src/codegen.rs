@@ -118,17 +118,25 @@ fn hidden(placement: Placement) -> TokenStream {
     }
 }
 
+/// What the methods of one `impl` block share, by the first method that
+/// needs it: fewer items for the compiler to check.
+#[derive(Default)]
+pub struct Shared {
+    /// By return type (as spelt), the method whose return-type functions
+    /// (finish, result schema, error codes) the methods returning that type
+    /// share.
+    result_fns: HashMap<String, String>,
+    /// By list of groups (as spelt), the method whose constant
+    /// `__RPC_GROUPS_<fn>` the methods in those groups name (most methods
+    /// of a block are in the block's groups).
+    group_lists: HashMap<String, String>,
+}
+
 impl Method {
-    /// Generates the method's items; `k` is the `__private` path;
-    /// `result_fns` names, by return type (as spelt), the method whose
-    /// return-type functions (finish, result schema, error codes) the
-    /// methods of the same `impl` block returning that type share.
-    pub fn generate(
-        &self,
-        k: &TokenStream,
-        placement: Placement,
-        result_fns: &mut HashMap<String, String>,
-    ) -> Generated {
+    /// Generates the method's items; `k` is the `__private` path; `shared`
+    /// holds what the methods of the same `impl` block share.
+    pub fn generate(&self, k: &crate::krate::Private, placement: Placement, shared: &mut Shared) -> Generated {
+        let result_fns = &mut shared.result_fns;
         let fn_name = unraw(&self.ident);
         let invoke_fn = format_ident!("__rpc_invoke_{}", fn_name);
         let checks_fn = format_ident!("__rpc_checks_{}", fn_name);
@@ -155,7 +163,7 @@ impl Method {
         for p in &self.params {
             let ty = &p.ty;
             let pname = &p.name;
-            let span = ty.span();
+            let span = crate::spans::type_span(ty);
             let (default_arg, default_desc) = match &p.default {
                 Some(expr) => {
                     let default_fn = format_ident!("__rpc_default_{}_{}", fn_name, pname);
@@ -234,7 +242,7 @@ impl Method {
         let (finisher, result_schema, output_kind, errors) = match &self.output {
             Output::Unit => (quote!(#k::unit_outcome), None, Some(quote!(#k::OutputKind::Unit)), None),
             Output::Typed(ty) => {
-                let span = ty.span();
+                let span = crate::spans::type_span(ty);
                 let key = ty.to_token_stream().to_string();
                 // The first method of the block returning this type names them.
                 let shared = result_fns.get(&key).cloned();
@@ -290,12 +298,12 @@ impl Method {
         // the arguments are handed over. A sequence written out takes it
         // from `Location::caller()`, evaluated at compile time.
         let at_span = match &self.output {
-            Output::Typed(ty) => ty.span(),
+            Output::Typed(ty) => crate::spans::type_span(ty),
             Output::Unit => sig_span,
         };
         let invoke = crate::invoke::Invoke {
             k,
-            k_at: respan(k.clone(), at_span),
+            k_at: k.at(at_span),
             name,
             ident: &self.ident,
             is_async: self.is_async,
@@ -324,7 +332,24 @@ impl Method {
             });
         }
 
-        let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> #k::GroupRef::of::<#g>()));
+        // The method's groups: a constant of the block, written by its first
+        // method in them (each group at its own span, where an error about
+        // it points).
+        let groups_key = self.groups.iter().map(|g| g.to_token_stream().to_string()).collect::<Vec<_>>().join(",");
+        let groups_const = match shared.group_lists.get(&groups_key) {
+            Some(first) => format_ident!("__RPC_GROUPS_{}", first),
+            None => {
+                let name = format_ident!("__RPC_GROUPS_{}", fn_name);
+                let groups = self.groups.iter().map(|g| quote_spanned!(g.span()=> #k::GroupRef::of::<#g>()));
+                items.extend(quote! {
+                    #hidden
+                    const #name: &'static [#k::GroupRef] = &[#(#groups),*];
+                });
+                shared.group_lists.insert(groups_key, fn_name.clone());
+                name
+            }
+        };
+        let groups = quote!(Self::#groups_const);
         let line = quote_spanned!(sig_span=> ::core::line!());
         let value = match compact {
             Some(text) => {
@@ -347,7 +372,7 @@ impl Method {
                         result_schema: #result_schema,
                         errors: #errors,
                         param_defaults: #param_defaults,
-                        groups: &[#(#groups),*],
+                        groups: #groups,
                         line: #line,
                     })
                 }
@@ -380,7 +405,7 @@ impl Method {
                     #k::MethodSlot::Described(&#k::MethodDescriptor {
                         name: #name,
                         fn_name: #fn_name,
-                        groups: &[#(#groups),*],
+                        groups: #groups,
                         invoke: Self::#invoke_fn,
                         line: #line,
                         #fields
@@ -420,7 +445,7 @@ impl Method {
 
     /// The `ToolHints` fields that differ from `ToolHints::NONE`; empty
     /// when none does.
-    fn tool_hints(&self, k: &TokenStream) -> Fields {
+    fn tool_hints(&self, k: &crate::krate::Private) -> Fields {
         let t = &self.tool;
         let mut fields = Fields::default();
         fields.some("title", t.title.as_ref().map(|title| title.value()));
@@ -455,7 +480,7 @@ impl Method {
     /// check that one of its groups is published when it carries an MCP
     /// attribute (a service block checks its methods' together:
     /// [`crate::method::unpublished_mcp_checks`]).
-    fn tool_name_checks(&self, k: &TokenStream, placement: Placement) -> Vec<TokenStream> {
+    fn tool_name_checks(&self, k: &crate::krate::Private, placement: Placement) -> Vec<TokenStream> {
         let mut checks = Vec::new();
         if placement == Placement::Deferred {
             checks.extend(crate::method::unpublished_mcp_checks(&[self], k));
@@ -484,7 +509,7 @@ impl Method {
     /// which is `#[deprecated]` (with the advice as its note) when one of the
     /// method's groups is published over MCP, so the compiler warns at the
     /// method's signature when it has no description.
-    fn description_check(&self, k: &TokenStream) -> TokenStream {
+    fn description_check(&self, k: &crate::krate::Private) -> TokenStream {
         if self.undocumented || self.docs.summary.is_some() || self.docs.description.is_some() || self.groups.is_empty()
         {
             return TokenStream::new();

@@ -113,7 +113,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let krate = Krate::resolve(Some(&args.krate));
-    let k = krate.private();
+    let k = crate::krate::Private::Path(krate.private());
     let ctx = ServiceCtx {
         krate,
         alias: args.alias,
@@ -143,7 +143,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     match exposure {
         Exposure::Hidden => quote!(#f #slot_when_hidden),
         Exposure::Exposed(m) => {
-            let generated = m.generate(&k, Placement::Deferred, &mut std::collections::HashMap::new());
+            let generated = m.generate(&k, Placement::Deferred, &mut crate::codegen::Shared::default());
             let items = generated.items;
             quote!(#f #items)
         }
@@ -198,8 +198,9 @@ fn strip_framework_attrs(f: &mut ImplItemFn) -> Vec<String> {
     let mut names = Vec::new();
     f.attrs.retain(|attr| {
         let path = attr.path();
-        let ours = crate::method_attrs::RPC_METHOD_ATTRS.iter().any(|kind| krate.is_rpc_attr(path, kind))
-            || crate::method_attrs::MCP_METHOD_ATTRS.iter().any(|(attr, _)| krate.is_mcp_attr(path, attr));
+        let segments = crate::krate::segments(path);
+        let ours = crate::method_attrs::RPC_METHOD_ATTRS.iter().any(|kind| krate.names_rpc_attr(&segments, kind))
+            || crate::method_attrs::MCP_METHOD_ATTRS.iter().any(|(attr, _)| krate.names_mcp_attr(&segments, attr));
         if ours {
             let written = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
             names.push(format!("#[{written}]"));

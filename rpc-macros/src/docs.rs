@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
 /// What a doc comment says.
@@ -39,7 +38,9 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine> {
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some((s.value(), a.span())),
+                // The attribute's first token (what `Spanned` gives on a
+                // stable compiler): a doc comment's tokens all carry its span.
+                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some((doc_value(s), a.pound_token.span)),
                 _ => None,
             },
             _ => None,
@@ -50,6 +51,18 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine> {
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// A doc string's text: a plain `"..."` literal without escapes is its own
+/// text between the quotes (most doc comments; syn's unescaping, character
+/// by character, is most of the macro's time on documentation otherwise);
+/// any other literal is unescaped by syn.
+fn doc_value(literal: &syn::LitStr) -> String {
+    let repr = literal.token().to_string();
+    match repr.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) {
+        Some(text) if !text.as_bytes().contains(&b'\\') && !text.as_bytes().contains(&b'"') => text.to_owned(),
+        _ => literal.value(),
+    }
 }
 
 /// An `# Arguments` entry: the name it documents and where.

@@ -25,6 +25,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
+use crate::krate::Private;
+
 /// One argument, as the invoke function binds it.
 pub struct Arg<'a> {
     /// Its type.
@@ -50,10 +52,10 @@ impl Arg<'_> {
 /// Everything the invoke function of a method is written from.
 pub struct Invoke<'a> {
     /// The `__private` path.
-    pub k: &'a TokenStream,
+    pub k: &'a Private,
     /// The `__private` path, spanned at the return type: the location the
     /// shared `#[track_caller]` functions record an error at.
-    pub k_at: TokenStream,
+    pub k_at: Private,
     /// The method's name (for a sequence written out).
     pub name: &'a str,
     /// The method's function.

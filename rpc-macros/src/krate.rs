@@ -69,11 +69,12 @@ impl Krate {
         quote!(#root::__private)
     }
 
-    /// Whether `attr` names one of `rpc`'s attributes called `last`
-    /// (`#[last]`, `#[rpc::last]`, `#[my_rpc::last]`, `#[mcp::rpc::last]`).
-    pub fn is_rpc_attr(&self, path: &syn::Path, last: &str) -> bool {
-        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        match segments.as_slice() {
+    /// Whether an attribute path, read as its segments ([`segments`],
+    /// once for all the names a caller asks about), names one of `rpc`'s
+    /// attributes called `last` (`#[last]`, `#[rpc::last]`,
+    /// `#[my_rpc::last]`, `#[mcp::rpc::last]`).
+    pub fn names_rpc_attr(&self, segments: &[String], last: &str) -> bool {
+        match segments {
             [one] => one == last,
             [krate, one] => one == last && self.rpc_names.contains(krate),
             [mcp, rpc, one] => one == last && rpc == RPC_LIB && self.mcp_names.contains(mcp),
@@ -81,11 +82,10 @@ impl Krate {
         }
     }
 
-    /// Whether `attr` names `mcp`'s attribute called `last`
-    /// (`#[last]`, `#[mcp::last]`, `#[my_mcp::last]`).
-    pub fn is_mcp_attr(&self, path: &syn::Path, last: &str) -> bool {
-        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        match segments.as_slice() {
+    /// Whether an attribute path, read as its segments, names `mcp`'s
+    /// attribute called `last` (`#[last]`, `#[mcp::last]`, `#[my_mcp::last]`).
+    pub fn names_mcp_attr(&self, segments: &[String], last: &str) -> bool {
+        match segments {
             [one] => one == last,
             [krate, one] => one == last && self.mcp_names.contains(krate),
             _ => false,
@@ -97,6 +97,45 @@ impl Krate {
     pub fn is_param_attr(&self, path: &syn::Path) -> bool {
         path.get_ident().is_some_and(|ident| self.rpc_names.iter().any(|n| ident == n))
     }
+}
+
+/// How generated code names `rpc`'s `__private` module: the alias a
+/// service block's code `use`s (one identifier, which the macro writes
+/// into its output token by token) or the whole path (a method whose
+/// attribute macros expanded first, outside that block).
+#[derive(Clone)]
+pub enum Private {
+    /// `__rpc_private`.
+    Alias(proc_macro2::Ident),
+    /// `::rpc::__private`, or wherever the crate is.
+    Path(TokenStream),
+}
+
+impl Private {
+    /// The same path with every token at `span` (where a diagnostic about
+    /// the expression it begins points, and the location a
+    /// `#[track_caller]` function it names records).
+    pub fn at(&self, span: Span) -> Private {
+        match self {
+            Private::Alias(ident) => Private::Alias(proc_macro2::Ident::new(&ident.to_string(), span)),
+            Private::Path(path) => Private::Path(crate::spans::respan(path.clone(), span)),
+        }
+    }
+}
+
+impl ToTokens for Private {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Private::Alias(ident) => ident.to_tokens(tokens),
+            Private::Path(path) => path.to_tokens(tokens),
+        }
+    }
+}
+
+/// An attribute path's segments as text (each one asked of the compiler
+/// once: a caller matching it against several names reads it once).
+pub fn segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 fn absolute(name: &str) -> TokenStream {

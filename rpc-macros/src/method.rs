@@ -121,7 +121,7 @@ fn and_more(count: usize) -> String {
 /// they would be served nowhere. One per list of groups, on the first
 /// method with it, naming how many more there are (the same one error
 /// for a block's methods, whose groups are usually the block's).
-pub fn unpublished_mcp_checks(methods: &[&Method], k: &TokenStream) -> Vec<TokenStream> {
+pub fn unpublished_mcp_checks(methods: &[&Method], k: &crate::krate::Private) -> Vec<TokenStream> {
     // (groups as spelt, the first method's attribute and name, how many)
     let mut lists: Vec<(String, &Method, Span, &str, usize)> = Vec::new();
     for m in methods.iter().filter(|m| !m.groups.is_empty()) {

@@ -76,10 +76,11 @@ pub fn take_known_attrs(attrs: &mut Vec<Attribute>, krate: &Krate, imported: &mu
     let mut raw = RawAttrs::default();
     attrs.retain(|attr| {
         let path = attr.path();
-        let kind = RPC_METHOD_ATTRS.iter().find(|kind| krate.is_rpc_attr(path, kind)).copied();
+        let segments = crate::krate::segments(path);
+        let kind = RPC_METHOD_ATTRS.iter().find(|kind| krate.names_rpc_attr(&segments, kind)).copied();
         let slot = match kind {
             Some(kind) => raw.slot(kind),
-            None => match MCP_METHOD_ATTRS.iter().find(|(attr, _)| krate.is_mcp_attr(path, attr)) {
+            None => match MCP_METHOD_ATTRS.iter().find(|(attr, _)| krate.names_mcp_attr(&segments, attr)) {
                 Some((_, slot)) => raw.slot(slot),
                 None => None,
             },

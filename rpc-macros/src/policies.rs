@@ -5,7 +5,7 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::Span;
 use quote::{format_ident, quote};
 use syn::{Lit, LitStr, Meta};
 
@@ -291,7 +291,7 @@ impl Policies {
     /// The descriptor fields `cache`, `lock` and `invalidates` that differ
     /// from their defaults (none, none, none: the descriptor's base fills
     /// those in); `k` is the `__private` path.
-    pub fn fields(&self, k: &TokenStream, fields: &mut Fields) {
+    pub fn fields(&self, k: &crate::krate::Private, fields: &mut Fields) {
         fields.some(
             "cache",
             self.cache.as_ref().map(|(ttl, envs)| {

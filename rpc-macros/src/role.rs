@@ -196,7 +196,7 @@ fn check_complete(args: &CompleteArgs, span: Span, params: &[Param], errors: &mu
 }
 
 /// The `McpRole` value of the descriptor.
-pub fn tokens(role: &Role, k: &TokenStream) -> TokenStream {
+pub fn tokens(role: &Role, k: &crate::krate::Private) -> TokenStream {
     let opt = |s: &Option<crate::attrs::Str>| match s {
         Some(s) => {
             let v = s.value();

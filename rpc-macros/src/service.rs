@@ -205,13 +205,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // generated items name it dozens of times per method, and every token
     // costs the compiler time.
     let full = k;
-    let k = quote!(__rpc_private);
+    let k = crate::krate::Private::Alias(format_ident!("__rpc_private"));
     let mut impl_items = TokenStream::new();
     let mut module_checks = TokenStream::new();
     let mut entries = Vec::new();
     let mut generated: Vec<_> = {
-        let mut result_fns = HashMap::new();
-        methods.iter().map(|m| m.generate(&k, Placement::Module, &mut result_fns)).collect()
+        let mut shared = crate::codegen::Shared::default();
+        methods.iter().map(|m| m.generate(&k, Placement::Module, &mut shared)).collect()
     };
     for slot in &slots {
         match slot {

@@ -161,7 +161,7 @@ fn opt<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
 
 impl ParamRule {
     /// The `Rule` value; `k` is the `__private` path.
-    pub fn expr(&self, k: &TokenStream) -> TokenStream {
+    pub fn expr(&self, k: &crate::krate::Private) -> TokenStream {
         match &self.value {
             RuleValue::Length(min, max) => {
                 let (min, max) = (opt(min.map(Literal::u64_suffixed)), opt(max.map(Literal::u64_suffixed)));
