@@ -210,4 +210,24 @@ mod tests {
     fn empty() {
         assert_eq!(parse(&[]), Docs::default());
     }
+
+    /// A doc string reads the same through the plain path (no escapes) as
+    /// through syn's unescaping, which every other literal takes.
+    #[test]
+    fn doc_strings_read_as_syn_reads_them() {
+        for source in [
+            r#"" Looks up an item.""#,
+            r#"" Ünïcode and `code`""#,
+            r#"" The item's id""#,
+            r#"" A \"quoted\" word""#,
+            r#"" back\\slash \t tab""#,
+            r##"r#" raw "quotes" and \ "#"##,
+            r#""""#,
+        ] {
+            let literal: syn::LitStr = syn::parse_str(source).expect(source);
+            assert_eq!(doc_value(&literal), literal.value(), "{source}");
+        }
+        let escaped: syn::LitStr = syn::parse_str(r#"" a \n b""#).expect("a literal");
+        assert_eq!(doc_value(&escaped), " a \n b", "an escape is unescaped");
+    }
 }
