@@ -8,9 +8,10 @@ Each part prints its figures and the target they are held against:
 
 * compile   the fixture crate `bench/scale` with 200 methods, debug build of the
             crate alone (its dependencies built), with the annotations and
-            without them (SCALE_ANNOTATED=0): the ratio of the medians of 3;
-            once with methods that are not `async`, once with `async` ones
-            (SCALE_ASYNC=1); and the same for rmcp's peer.
+            without them (SCALE_ANNOTATED=0): the ratio of the medians of 5 of
+            the crate's unit in `cargo build --timings` (the whole `cargo build`
+            beside it); once with methods that are not `async`, once with
+            `async` ones (SCALE_ASYNC=1); and the same for rmcp's peer.
 * rustc     the same builds as `compile` (not incremental), counted in rustc's
             instructions (callgrind around rustc for the fixture alone, through
             bench/rustc_callgrind.sh): figures that do not move with the machine,
@@ -40,9 +41,11 @@ Builds what it needs (release catalog, release fixture with 1,000 methods, the
 baseline) unless SKIP_BUILD=1. Needs valgrind (list) and wrk (soak).
 """
 
+import glob
 import http.client
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -86,16 +89,38 @@ def resident(pid):
     raise SystemExit("scale.py: no VmRSS")
 
 
+def unit_seconds(cwd, crate):
+    """How long cargo's last build (`--timings`, run in `cwd`) spent on the
+    library unit of `crate`: rustc's time for the crate alone, as cargo
+    reports it (the issue's measure; 10 ms resolution)."""
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(cwd, "target")
+    reports = glob.glob(os.path.join(target, "cargo-timings/cargo-timing-*.html"))
+    if not reports:
+        raise SystemExit(f"scale.py: no cargo timing report under {target}/cargo-timings")
+    with open(max(reports, key=os.path.getmtime)) as report:
+        found = re.search(r"const UNIT_DATA = (\[.*?\]);", report.read(), re.S)
+    if not found:
+        raise SystemExit("scale.py: cargo's timing report has no UNIT_DATA")
+    units = [u for u in json.loads(found.group(1)) if u["name"] == crate and not u.get("target", "").strip()]
+    if len(units) != 1:
+        raise SystemExit(f"scale.py: cargo's timing report has {len(units)} library units of {crate}")
+    return units[0]["duration"]
+
+
 def compile_times(build):
-    """Medians of three debug builds each (`build(annotated)`), plain then
-    annotated in turn: (annotated, plain) in seconds."""
-    times = {"1": [], "0": []}
-    for _ in range(3):
+    """Medians of five debug builds each (`build(annotated)`, which returns
+    the crate's unit time), plain then annotated in turn, and of the whole
+    `cargo build` each took: ((annotated, plain) by the unit, (annotated,
+    plain) whole), in seconds."""
+    units = {"1": [], "0": []}
+    whole = {"1": [], "0": []}
+    for _ in range(5):
         for annotated in ("0", "1"):
             start = time.perf_counter()
-            build(annotated)
-            times[annotated].append(time.perf_counter() - start)
-    return statistics.median(times["1"]), statistics.median(times["0"])
+            units[annotated].append(build(annotated))
+            whole[annotated].append(time.perf_counter() - start)
+    median = statistics.median
+    return (median(units["1"]), median(units["0"])), (median(whole["1"]), median(whole["0"]))
 
 
 def compile_time():
@@ -103,30 +128,39 @@ def compile_time():
     not, with methods that are not `async` and then `async` ones
     (SCALE_ASYNC=1); and of the same methods as rmcp's tools
     (bench/peers/rmcp_scale), against the same methods without rmcp, when
-    rmcp's crates are at hand."""
+    rmcp's crates are at hand. The ratio is of the crate's own unit in
+    `cargo build --timings` (rustc for the crate alone); the whole `cargo
+    build` (cargo's own start-up and the build script's run added to both
+    sides) is printed beside it."""
     for asyncness in ("0", "1"):
         kind = "async" if asyncness == "1" else "sync"
-        with_, without = compile_times(lambda annotated: cargo(
-            "build", "-q", "-p", "scale", "--lib",
-            env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness}))
-        print(f"compile: 200 {kind} methods, debug, crate alone: annotated {with_:.2f} s, plain {without:.2f} s, "
-              f"ratio {with_ / without:.2f} (target <= 1.5)")
+        def build(annotated):
+            cargo("build", "-q", "-p", "scale", "--lib", "--timings",
+                  env={"SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness})
+            return unit_seconds(ROOT, "scale")
+        (with_, without), (whole_with, whole_without) = compile_times(build)
+        print(f"compile: 200 {kind} methods, debug, the crate's unit (cargo --timings): annotated {with_:.2f} s, "
+              f"plain {without:.2f} s, ratio {with_ / without:.2f} (target <= 1.5); whole cargo build "
+              f"{whole_with:.2f} s against {whole_without:.2f} s, {whole_with / whole_without:.2f}")
     default_fixture()
 
     peer = os.path.join(HERE, "peers/rmcp_scale")
     for asyncness in ("0", "1"):
         kind = "async" if asyncness == "1" else "sync"
         def peer_build(annotated):
-            subprocess.run(["cargo", "build", "-q", "--lib"], cwd=peer, check=True, env=os.environ | {
-                "SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness})
+            subprocess.run(["cargo", "build", "-q", "--lib", "--timings"], cwd=peer, check=True,
+                           stderr=subprocess.DEVNULL, env=os.environ | {
+                               "SCALE_METHODS": "200", "SCALE_ANNOTATED": annotated, "SCALE_ASYNC": asyncness})
+            return unit_seconds(peer, "rmcp-scale-peer")
         try:
             peer_build("1")
         except subprocess.CalledProcessError:
             print("compile: rmcp's peer did not build (its crates are not at hand): left out")
             return
-        with_, without = compile_times(peer_build)
-        print(f"compile: the same 200 {kind} methods as rmcp 3.11 tools, debug, crate alone: annotated {with_:.2f} s, "
-              f"plain {without:.2f} s, ratio {with_ / without:.2f}")
+        (with_, without), (whole_with, whole_without) = compile_times(peer_build)
+        print(f"compile: the same 200 {kind} methods as rmcp 3.11 tools, debug, the crate's unit: annotated "
+              f"{with_:.2f} s, plain {without:.2f} s, ratio {with_ / without:.2f}; whole cargo build "
+              f"{whole_with:.2f} s against {whole_without:.2f} s, {whole_with / whole_without:.2f}")
 
 
 def rustc_instructions(annotated, asyncness):
