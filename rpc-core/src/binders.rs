@@ -2,9 +2,9 @@
 //! service taken out of its instance, each argument bound in order, and
 //! (`call<N>`, for a method that is not `async`) the method called and its
 //! outcome handed to its return type's `finish`; an `async` method's
-//! function hands `bind<N>`'s outcome (the service shared, `Arc<S>`, and
-//! the arguments as a tuple), the method and its `finish` to `call_async`,
-//! which boxes the future.
+//! function hands `bind<N>`'s outcome (the service, borrowed for the
+//! invocation, and the arguments as a tuple), the method and its `finish`
+//! to `call_async`, which boxes the future.
 //!
 //! `call<N>` and `call_async` are `#[track_caller]`, and the macro writes
 //! their call at the method's return type: `finish` records an error the
@@ -38,7 +38,9 @@
 
 use std::any::Any;
 use std::panic::Location;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll, ready};
 
 use serde_json::{Map, Value};
 
@@ -46,12 +48,13 @@ use crate::__private::Arg;
 use crate::descriptor::{ArgShape, Invocation, InvokeResult, Invoked, MethodDescriptor, ServiceInstance};
 use crate::error::RpcError;
 
-/// What `bind<N>` hands to [`call_async`]: the service, shared, and the
-/// arguments (a tuple); the error that kept the method from being called;
-/// or, asked for it ([`Invocation::Shape`]), its arguments' shapes.
-pub enum Bound<S, A> {
+/// What `bind<N>` hands to [`call_async`]: the service, borrowed for the
+/// invocation, and the arguments (a tuple); the error that kept the method
+/// from being called; or, asked for it ([`Invocation::Shape`]), its
+/// arguments' shapes.
+pub enum Bound<'a, S, A> {
     /// The service and the arguments.
-    Args(Arc<S>, A),
+    Args(&'a S, A),
     /// The service or an argument could not be bound.
     Failed(RpcError),
     /// The arguments' shapes.
@@ -72,7 +75,7 @@ pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
     instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
 }
 
-/// The service behind an instance, shared (async methods move it into their future).
+/// The service behind an instance, shared (an `async` method whose binding sequence is written out moves it into its future).
 pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<Arc<T>, RpcError> {
     Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
 }
@@ -83,29 +86,60 @@ pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<
 /// location of this call, the method's return type, to record an error
 /// at); or the error that kept the method from being called.
 ///
-/// One generic function for every `async` method: the compiler checks one
-/// `async` block for the program, not one per method. `finish` takes the
-/// outcome for any lifetime of the service's borrow, so a method may return
-/// a value that borrows its service.
+/// One generic function for every `async` method, and the future is
+/// `Finishing`, written by hand: the compiler checks no `async` block per
+/// method, and generates a plain `poll` and drop for each instead of a
+/// state machine's (BENCHMARKS.md, run 36). The future borrows the service
+/// for as long as the invocation does (the executor holds the service
+/// while it awaits the call): no shared pointer is cloned per call.
+/// `finish` takes the outcome for the lifetime of the service's borrow, so
+/// a method may return a value that borrows its service.
 #[track_caller]
-pub fn call_async<S: Send + Sync + 'static, A: Send + 'static, M, F>(
-    bound: Bound<S, A>,
-    method: M,
-    finish: F,
-) -> Invoked
+pub fn call_async<'a, S: Sync + 'a, A: Send + 'a, M, F>(bound: Bound<'a, S, A>, method: M, finish: F) -> Invoked<'a>
 where
-    M: for<'s> AsyncMethod<'s, S, A> + Send + 'static,
+    M: for<'s> AsyncMethod<'s, S, A>,
     F: for<'s> FnOnce(Outcome<<M as AsyncMethod<'s, S, A>>::Output>, &'static Location<'static>) -> InvokeResult
         + Send
-        + 'static,
+        + 'a,
 {
     match bound {
         Bound::Args(service, args) => {
             let at = Location::caller();
-            Invoked::Pending(Box::pin(async move { finish(Ok(method.call(&service, args).await), at) }))
+            Invoked::Pending(Box::pin(Finishing { future: method.call(service, args), finish: Some(finish), at }))
         }
         Bound::Failed(error) => Invoked::Ready(Err(error)),
         Bound::Shape(shape) => Invoked::Shape(shape),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// An `async` method's future, and what its outcome becomes: polls the
+    /// method's future and, once it is done, hands its output to `finish`.
+    struct Finishing<Fut, F> {
+        #[pin]
+        future: Fut,
+        finish: Option<F>,
+        at: &'static Location<'static>,
+    }
+}
+
+impl<Fut: Future, F: FnOnce(Outcome<Fut::Output>, &'static Location<'static>) -> InvokeResult> Future
+    for Finishing<Fut, F>
+{
+    type Output = InvokeResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<InvokeResult> {
+        let this = self.project();
+        if this.finish.is_none() {
+            // Polled again after it was done: an error, not a panic (the
+            // method's own future would panic if it were polled again).
+            return Poll::Ready(Err(RpcError::internal("a method's future was polled after it completed")));
+        }
+        let output = ready!(this.future.poll(cx));
+        Poll::Ready(match this.finish.take() {
+            Some(finish) => finish(Ok(output), this.at),
+            None => Err(RpcError::internal("a method's future was polled after it completed")),
+        })
     }
 }
 
@@ -130,14 +164,15 @@ fn wrong_instance<T>() -> RpcError {
 
 macro_rules! binders {
     ($($name:ident $name_d:ident $call:ident $call_d:ident($($ty:ident $value:ident $default:ident $index:literal),*);)*) => {$(
-        /// Takes the service out of the invocation's instance, shared (an
-        /// `async` method's future owns it), and binds each argument from
+        /// Takes the service out of the invocation's instance, borrowed
+        /// for the invocation (an `async` method's future borrows it as
+        /// long), and binds each argument from
         /// its parameters by its type's `Arg::bind` and its name in the
         /// method's descriptor, in order, into a tuple for [`call_async`]
         /// (the first that fails is the error); or gives the arguments'
         /// shapes.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
-        pub fn $name<S: Any + Send + Sync, $($ty: Arg),*>(invocation: Invocation<'_>) -> Bound<S, ($($ty,)*)> {
+        pub fn $name<S: Any + Send + Sync, $($ty: Arg),*>(invocation: Invocation<'_>) -> Bound<'_, S, ($($ty,)*)> {
             $name_d::<S, $($ty),*>(invocation, $(None::<fn() -> $ty>),*)
         }
 
@@ -147,13 +182,13 @@ macro_rules! binders {
         pub fn $name_d<S: Any + Send + Sync, $($ty: Arg),*>(
             invocation: Invocation<'_>,
             $($default: Option<fn() -> $ty>,)*
-        ) -> Bound<S, ($($ty,)*)> {
+        ) -> Bound<'_, S, ($($ty,)*)> {
             let (instance, mut params, context, descriptor) = match invocation {
                 Invocation::Call { instance, params, context, method } => (instance, params, context, method),
                 Invocation::Shape => return Bound::Shape(const { &[$(ArgShape::of::<$ty>()),*] }),
             };
             let bound = (|| {
-                let service = downcast_arc::<S>(instance)?;
+                let service = downcast::<S>(instance)?;
                 $(let $value = $ty::bind(descriptor.name, &mut params, param_name(descriptor, $index)?, $default, context)?;)*
                 Ok((service, ($($value,)*)))
             })();
@@ -176,7 +211,7 @@ macro_rules! binders {
             invocation: Invocation<'a>,
             method: fn(&'a S, $($ty),*) -> R,
             finish: fn(Outcome<R>, &'static Location<'static>) -> InvokeResult,
-        ) -> Invoked {
+        ) -> Invoked<'a> {
             $call_d::<S, R, $($ty),*>(invocation, $(None::<fn() -> $ty>,)* method, finish)
         }
 
@@ -189,7 +224,7 @@ macro_rules! binders {
             $($default: Option<fn() -> $ty>,)*
             method: fn(&'a S, $($ty),*) -> R,
             finish: fn(Outcome<R>, &'static Location<'static>) -> InvokeResult,
-        ) -> Invoked {
+        ) -> Invoked<'a> {
             let (instance, mut params, context, descriptor) = match invocation {
                 Invocation::Call { instance, params, context, method } => (instance, params, context, method),
                 Invocation::Shape => return Invoked::Shape(const { &[$(ArgShape::of::<$ty>()),*] }),
@@ -304,5 +339,43 @@ mod tests {
         assert_eq!(error.code(), RpcError::internal("").code(), "{error:?}");
         // The cause is kept for the logs (an internal error does not show it to the client).
         assert!(format!("{error:?}").contains("`Counter.add` has no argument 0"), "{error:?}");
+    }
+
+    struct Doubler;
+
+    impl Doubler {
+        async fn double(&self, n: u32) -> u32 {
+            std::future::ready(()).await;
+            n * 2
+        }
+    }
+
+    fn finish_u32(outcome: Outcome<u32>, _at: &'static Location<'static>) -> InvokeResult {
+        outcome.and_then(|n| {
+            serde_json::value::RawValue::from_string(n.to_string()).map_err(|e| RpcError::internal(e.to_string()))
+        })
+    }
+
+    #[test]
+    fn an_async_methods_future_finishes_its_output_once_and_is_an_error_when_polled_again() {
+        let service = Doubler;
+        let Invoked::Pending(mut future) = call_async(Bound::Args(&service, (21,)), Doubler::double, finish_u32) else {
+            panic!("a future")
+        };
+        let mut cx = TaskContext::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(Ok(result)) => assert_eq!(result.get(), "42"),
+            other => panic!("{other:?}"),
+        }
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(Err(error)) => assert_eq!(error.code(), RpcError::internal("").code()),
+            other => panic!("{other:?}"),
+        }
+        let Invoked::Ready(Err(error)) =
+            call_async(Bound::<Doubler, (u32,)>::Failed(RpcError::internal("no")), Doubler::double, finish_u32)
+        else {
+            panic!("the error")
+        };
+        assert!(format!("{error:?}").contains("no"));
     }
 }

@@ -246,7 +246,7 @@ mod tests {
     }
 
     /// A method of two arguments, the second not a parameter.
-    fn invoke_two(invocation: Invocation<'_>) -> Invoked {
+    fn invoke_two(invocation: Invocation<'_>) -> Invoked<'_> {
         const SHAPES: [ArgShape; 2] =
             [ArgShape { schema: no_schema, is_param: true }, ArgShape { schema: no_schema, is_param: false }];
         match invocation {
@@ -255,7 +255,7 @@ mod tests {
         }
     }
 
-    fn invoke_none(invocation: Invocation<'_>) -> Invoked {
+    fn invoke_none(invocation: Invocation<'_>) -> Invoked<'_> {
         match invocation {
             Invocation::Shape => Invoked::Shape(&[]),
             Invocation::Call { .. } => Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test"))),
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn an_invoke_function_that_does_not_describe_its_arguments_is_an_error() {
-        fn silent(_: Invocation<'_>) -> Invoked {
+        fn silent(_: Invocation<'_>) -> Invoked<'_> {
             Invoked::Ready(InvokeResult::Err(crate::RpcError::internal("test")))
         }
         let method = CompactMethod { invoke: silent, ..compact("1:a1:b---V-----0#0#--0#", 0) };

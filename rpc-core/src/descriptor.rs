@@ -29,18 +29,19 @@ pub type ServiceInstance = Arc<dyn Any + Send + Sync>;
 pub type InvokeResult = Result<Box<RawValue>, RpcError>;
 
 /// What calling a method's invoke function returns: a sync method has
-/// already run (no future is allocated); an async one gives its future.
-pub enum Invoked {
+/// already run (no future is allocated); an async one gives its future,
+/// which borrows the service for `'a` (the invocation's borrow of it).
+pub enum Invoked<'a> {
     /// The method ran to completion (sync methods, and calls refused while binding).
     Ready(InvokeResult),
     /// The method's future, still to be polled.
-    Pending(BoxFuture<'static, InvokeResult>),
+    Pending(BoxFuture<'a, InvokeResult>),
     /// Its arguments as their types describe them, in order (the answer
     /// to [`Invocation::Shape`]).
     Shape(&'static [ArgShape]),
 }
 
-impl std::fmt::Debug for Invoked {
+impl std::fmt::Debug for Invoked<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Invoked::Ready(result) => f.debug_tuple("Ready").field(result).finish(),
@@ -83,7 +84,7 @@ pub struct ArgShape {
 }
 
 /// A method's code: calls it, or describes its arguments.
-pub type InvokeFn = fn(Invocation<'_>) -> Invoked;
+pub type InvokeFn = for<'a> fn(Invocation<'a>) -> Invoked<'a>;
 
 /// Builds the schema of a parameter (`None` for an argument that is not
 /// one) with a caller-chosen generator, so that the caller decides where

@@ -86,7 +86,7 @@ pub const PARAM: ParamDescriptor = ParamDescriptor {
 };
 
 /// `METHOD`'s invoke function, which every generated descriptor replaces.
-fn not_generated(_: Invocation<'_>) -> Invoked {
+fn not_generated(_: Invocation<'_>) -> Invoked<'_> {
     Invoked::Ready(Err(RpcError::internal("a method descriptor without its invoke function")))
 }
 

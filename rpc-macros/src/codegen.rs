@@ -318,7 +318,7 @@ impl Method {
         items.extend(quote! {
             #hidden
             #[allow(clippy::unit_arg, clippy::let_unit_value)]
-            fn #invoke_fn(__call: #k::Invocation<'_>) -> #k::Invoked {
+            fn #invoke_fn(__call: #k::Invocation<'_>) -> #k::Invoked<'_> {
                 #invoke
             }
         });
