@@ -29,12 +29,14 @@
 //! the compiler checks these bodies once for the whole program, and
 //! generates one copy per service and signature (the methods of a service
 //! with the same signature share it), instead of one binding sequence per
-//! method. Each argument's binder is named by the macro as before
-//! (`<T as Arg>::bind`, at the type's span), so a type that cannot be an
-//! argument gets the same one error on its own token. The method's name
-//! and its arguments' names are read from its descriptor, which every
-//! invoke function is given: the method's own code holds no string (each
-//! was a constant for the compiler to build, in every method).
+//! method. Each argument is bound by its type's `Arg::bind`; the macro
+//! names the argument types once, in the call's turbofish, each at its own
+//! span, so a type that cannot be an argument gets one error on its own
+//! token. The method's name and its arguments' names are read from its
+//! descriptor, which every invoke function is given, and asked for its
+//! `Shape`, the same code describes the arguments (their schema functions
+//! and kinds): the method's own code holds no string, no binder and no
+//! schema for the compiler to check per method.
 
 use std::any::Any;
 use std::panic::Location;
@@ -75,7 +77,8 @@ pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
     instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
 }
 
-/// The service behind an instance, shared (an `async` method whose binding sequence is written out moves it into its future).
+/// The service behind an instance, shared (an `async` method whose binding
+/// sequence is written out moves it into its future).
 pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<Arc<T>, RpcError> {
     Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
 }
@@ -130,15 +133,16 @@ impl<Fut: Future, F: FnOnce(Outcome<Fut::Output>, &'static Location<'static>) ->
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<InvokeResult> {
         let this = self.project();
+        // Polled again after it was done: an error, not a panic (the
+        // method's own future would panic if it were polled again).
+        let polled_again = || RpcError::internal("a method's future was polled after it completed");
         if this.finish.is_none() {
-            // Polled again after it was done: an error, not a panic (the
-            // method's own future would panic if it were polled again).
-            return Poll::Ready(Err(RpcError::internal("a method's future was polled after it completed")));
+            return Poll::Ready(Err(polled_again()));
         }
         let output = ready!(this.future.poll(cx));
         Poll::Ready(match this.finish.take() {
             Some(finish) => finish(Ok(output), this.at),
-            None => Err(RpcError::internal("a method's future was polled after it completed")),
+            None => Err(polled_again()),
         })
     }
 }
@@ -166,11 +170,10 @@ macro_rules! binders {
     ($($name:ident $name_d:ident $call:ident $call_d:ident($($ty:ident $value:ident $default:ident $index:literal),*);)*) => {$(
         /// Takes the service out of the invocation's instance, borrowed
         /// for the invocation (an `async` method's future borrows it as
-        /// long), and binds each argument from
-        /// its parameters by its type's `Arg::bind` and its name in the
-        /// method's descriptor, in order, into a tuple for [`call_async`]
-        /// (the first that fails is the error); or gives the arguments'
-        /// shapes.
+        /// long), and binds each argument from its parameters by its type's
+        /// `Arg::bind` and its name in the method's descriptor, in order,
+        /// into a tuple for [`call_async`] (the first that fails is the
+        /// error); or gives the arguments' shapes.
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
         pub fn $name<S: Any + Send + Sync, $($ty: Arg),*>(invocation: Invocation<'_>) -> Bound<'_, S, ($($ty,)*)> {
             $name_d::<S, $($ty),*>(invocation, $(None::<fn() -> $ty>),*)

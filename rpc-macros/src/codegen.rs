@@ -32,12 +32,12 @@
 //! * `fn __rpc_default_get_<param>()` per default, and its JSON form;
 //! * its `MethodSlot`: for most methods `Compact`, every text and flag of
 //!   the descriptor in one string (`crate::compact`) beside its functions,
-//!   its parameters' defaults and its groups, which the compiler checks far
+//!   its parameters' defaults and its groups (a constant the block's
+//!   methods in the same groups share), which the compiler checks far
 //!   faster than a typed descriptor (its arguments' schemas and kinds are
 //!   asked of its invoke function, where their types are named once); for
-//!   a method with
-//!   an MCP role other than a tool, parameter rules, or tool attributes
-//!   beyond the title and the hints, `Described`, its
+//!   a method with an MCP role other than a tool, parameter rules, or tool
+//!   attributes beyond the title and the hints, `Described`, its
 //!   descriptor naming only the fields that differ from `__private::METHOD`
 //!   (and each parameter's from `__private::PARAM`). The slot is an entry
 //!   of the block's table (`__RPC_TABLE_<first method>`, a constant of the

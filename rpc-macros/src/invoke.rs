@@ -1,7 +1,7 @@
 //! A method's invoke function, `fn __rpc_invoke_<fn>(Invocation) ->
-//! Invoked`: it calls the method ([`Invocation::Call`]), or describes its
-//! arguments ([`Invocation::Shape`]) for a compact entry, which does not
-//! name their types itself.
+//! Invoked`: it calls the method (rpc-core's `Invocation::Call`), or
+//! describes its arguments (`Invocation::Shape`) for a compact entry,
+//! which does not name their types itself.
 //!
 //! * Most methods hand their function, their return type's finish and
 //!   (when one has a default) their defaults to the shared code,
@@ -17,9 +17,6 @@
 //!   at its type as the descriptor names it, so the compiler reports a
 //!   type once; a compact one describes its arguments from a constant
 //!   beside.
-//!
-//! [`Invocation::Call`]: ../../rpc_core/descriptor/enum.Invocation.html
-//! [`Invocation::Shape`]: ../../rpc_core/descriptor/enum.Invocation.html
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
