@@ -135,7 +135,6 @@ impl<Fut: Future, F: FnOnce(Outcome<Fut::Output>, &'static Location<'static>) ->
         let this = self.project();
         // Polled again after it was done: an error, not a panic (the
         // method's own future would panic if it were polled again).
-        let polled_again = || RpcError::internal("a method's future was polled after it completed");
         if this.finish.is_none() {
             return Poll::Ready(Err(polled_again()));
         }
@@ -145,6 +144,13 @@ impl<Fut: Future, F: FnOnce(Outcome<Fut::Output>, &'static Location<'static>) ->
             None => Err(polled_again()),
         })
     }
+}
+
+/// What a [`Finishing`] polled again after it completed answers. A function
+/// of its own, not a closure in `poll`: a closure there would be one more
+/// function for the compiler to generate per `async` method.
+fn polled_again() -> RpcError {
+    RpcError::internal("a method's future was polled after it completed")
 }
 
 /// An `async` method of `S` that takes the arguments `A` (a tuple), with
