@@ -41,7 +41,6 @@
 use std::any::Any;
 use std::panic::Location;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, ready};
 
 use serde_json::{Map, Value};
@@ -72,15 +71,9 @@ pub type Outcome<T> = Result<T, RpcError>;
 /// `__rpc_invoke_*` function.
 pub type Args = Map<String, Value>;
 
-/// The service behind an instance, borrowed (sync methods).
+/// The service behind an instance, borrowed for the invocation.
 pub fn downcast<T: Any>(instance: &ServiceInstance) -> Result<&T, RpcError> {
     instance.downcast_ref::<T>().ok_or_else(|| wrong_instance::<T>())
-}
-
-/// The service behind an instance, shared (an `async` method whose binding
-/// sequence is written out moves it into its future).
-pub fn downcast_arc<T: Any + Send + Sync>(instance: &ServiceInstance) -> Result<Arc<T>, RpcError> {
-    Arc::clone(instance).downcast::<T>().map_err(|_| wrong_instance::<T>())
 }
 
 /// What an `async` method's invoke function returns: the boxed future that
@@ -298,6 +291,7 @@ mod tests {
     use crate::__private::{METHOD, unit_outcome};
     use crate::call::transport::Transport;
     use crate::context::Context;
+    use std::sync::Arc;
 
     struct Counter;
 

@@ -32,7 +32,7 @@ pub use crate::binders::{
     bind_defaults5, bind_defaults6, bind_defaults7, bind_defaults8, bind0, bind1, bind2, bind3, bind4, bind5, bind6,
     bind7, bind8, call_async, call_defaults0, call_defaults1, call_defaults2, call_defaults3, call_defaults4,
     call_defaults5, call_defaults6, call_defaults7, call_defaults8, call0, call1, call2, call3, call4, call5, call6,
-    call7, call8, downcast, downcast_arc,
+    call7, call8, downcast,
 };
 pub use crate::context::Context;
 pub use crate::descriptor::{

@@ -128,13 +128,11 @@ impl Invoke<'_> {
             })
         });
         let shapes = shapes.into_iter().flatten();
-        let mut args = Vec::new();
-        let bindings = self.args.iter().enumerate().map(|(index, arg)| {
+        let args: Vec<_> = (0..self.args.len()).map(|index| format_ident!("__p{}", index)).collect();
+        let bindings = self.args.iter().zip(&args).map(|(arg, var)| {
             let Arg { ty, span, name: param, .. } = arg;
             let default = arg.default_arg();
-            let var = format_ident!("__p{}", index);
             let bind = quote_spanned!(*span=> <#ty as #k::Arg>::bind);
-            args.push(var.clone());
             quote! {
                 let #var: #ty = match #bind(#name, &mut __params, #param, #default, __ctx) {
                     ::core::result::Result::Ok(value) => value,
@@ -144,24 +142,23 @@ impl Invoke<'_> {
                 };
             }
         });
-        let bindings: Vec<_> = bindings.collect();
         let finish = quote!(#finisher(__out, __at));
-        let (downcast, outcome) = if self.is_async {
+        let outcome = if self.is_async {
             // One future, coerced to `Send` once, at the method: a method
-            // whose future is not `Send` gets one error, on its name.
+            // whose future is not `Send` gets one error, on its name. It
+            // borrows the service for the invocation, as `call_async`'s.
             let boxed = quote_spanned! {*sig_span=>
                 ::std::boxed::Box::pin(async move {
                     let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*).await);
                     #finish
                 })
             };
-            (quote!(#k::downcast_arc::<Self>), quote!(#k::Invoked::Pending(#boxed)))
+            quote!(#k::Invoked::Pending(#boxed))
         } else {
-            let outcome = quote! {{
+            quote! {{
                 let __out = ::core::result::Result::Ok(__svc.#ident(#(#args),*));
                 #k::Invoked::Ready(#finish)
-            }};
-            (quote!(#k::downcast::<Self>), outcome)
+            }}
         };
         let at = quote_spanned!(*at_span=> const { ::core::panic::Location::caller() });
         quote! {
@@ -170,7 +167,7 @@ impl Invoke<'_> {
                 #k::Invocation::Shape => return #k::Invoked::Shape(const { &[#(#shapes),*] }),
             };
             let __at = #at;
-            let __svc = match #downcast(__instance) {
+            let __svc = match #k::downcast::<Self>(__instance) {
                 ::core::result::Result::Ok(svc) => svc,
                 ::core::result::Result::Err(error) => {
                     return #k::Invoked::Ready(::core::result::Result::Err(error));
