@@ -202,8 +202,7 @@ fn strip_framework_attrs(f: &mut ImplItemFn) -> Vec<String> {
         let ours = crate::method_attrs::RPC_METHOD_ATTRS.iter().any(|kind| krate.names_rpc_attr(&segments, kind))
             || crate::method_attrs::MCP_METHOD_ATTRS.iter().any(|(attr, _)| krate.names_mcp_attr(&segments, attr));
         if ours {
-            let written = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
-            names.push(format!("#[{written}]"));
+            names.push(format!("#[{}]", segments.join("::")));
         }
         !ours
     });
