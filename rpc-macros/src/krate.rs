@@ -117,7 +117,11 @@ impl Private {
     /// `#[track_caller]` function it names records).
     pub fn at(&self, span: Span) -> Private {
         match self {
-            Private::Alias(ident) => Private::Alias(proc_macro2::Ident::new(&ident.to_string(), span)),
+            Private::Alias(ident) => {
+                let mut ident = ident.clone();
+                ident.set_span(span);
+                Private::Alias(ident)
+            }
             Private::Path(path) => Private::Path(crate::spans::respan(path.clone(), span)),
         }
     }
